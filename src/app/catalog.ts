@@ -1,0 +1,88 @@
+// The catalog: venues, halls, events, shows. Admin writes, public reads.
+import { notFound, validationFailed } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { expandLayout, type Layout } from '../domain/layout.js';
+import { checkShowSettings, SHOW_DEFAULTS } from '../domain/shows.js';
+import * as catalog from '../db/catalog.js';
+import * as shows from '../db/shows.js';
+import type { ShowSettings, ShowSearch } from '../db/shows.js';
+import type { Context } from './context.js';
+
+export async function createVenue(ctx: Context, input: { name: string; city: string; timezone?: string }) {
+  const timezone = input.timezone ?? 'UTC';
+  if (!(await catalog.isKnownTimezone(ctx.db, timezone))) {
+    throw validationFailed('unknown timezone', [{ path: '/timezone', message: `"${timezone}" is not an IANA timezone` }]);
+  }
+  const venue = { id: newId('ven'), name: input.name, city: input.city, timezone };
+  await catalog.insertVenue(ctx.db, venue);
+  return venue;
+}
+
+/** Creates a hall with all its seats (up to 100,000) in one transaction. */
+export async function createHall(ctx: Context, input: { venue_id: string; name: string; layout: Layout }) {
+  const seats = expandLayout(input.layout);
+  const hall = { id: newId('hall'), venue_id: input.venue_id, name: input.name, seat_count: seats.length };
+  await ctx.db.transaction(async (tx) => {
+    if (!(await catalog.venueExists(tx, input.venue_id))) {
+      throw validationFailed('unknown venue', [{ path: '/venue_id', message: 'no venue with this id' }]);
+    }
+    await catalog.insertHall(tx, hall, seats);
+  });
+  return hall;
+}
+
+export async function createEvent(ctx: Context, input: { title: string; kind?: string; duration_minutes?: number }) {
+  const event = { id: newId('evt'), title: input.title, kind: input.kind ?? 'other', duration_minutes: input.duration_minutes ?? null };
+  await catalog.insertEvent(ctx.db, event);
+  return { id: event.id, title: event.title, kind: event.kind, duration_minutes: event.duration_minutes };
+}
+
+export type ShowInput = Omit<ShowSettings, 'sale_opens_at' | keyof typeof SHOW_DEFAULTS> &
+  Partial<Pick<ShowSettings, keyof typeof SHOW_DEFAULTS>> & { sale_opens_at?: string };
+
+/** Creates a show and one seat row per hall seat, in one transaction. */
+export async function createShow(ctx: Context, input: ShowInput) {
+  const settings: ShowSettings = { ...SHOW_DEFAULTS, ...input, sale_opens_at: input.sale_opens_at ?? null };
+  const id = newId('show');
+  await ctx.db.transaction(async (tx) => {
+    await checkReferences(tx, settings);
+    await shows.insertShow(tx, id, settings);
+  });
+  return (await shows.findShow(ctx.db, id))!;
+}
+
+/** Changes any settings of a show except its hall (its seats were made from that hall). */
+export async function updateShow(ctx: Context, id: string, patch: Partial<ShowInput>) {
+  await ctx.db.transaction(async (tx) => {
+    const current = await shows.findShowSettings(tx, id);
+    if (!current) throw notFound('show');
+    if (patch.hall_id !== undefined && patch.hall_id !== current.hall_id) {
+      throw validationFailed('a show cannot move to another hall', [{ path: '/hall_id', message: 'create a new show instead' }]);
+    }
+    const next: ShowSettings = { ...current, ...patch, sale_opens_at: patch.sale_opens_at ?? current.sale_opens_at };
+    await checkReferences(tx, next);
+    await shows.updateShow(tx, id, next);
+  });
+  return (await shows.findShow(ctx.db, id))!;
+}
+
+async function checkReferences(tx: Parameters<typeof catalog.eventExists>[0], s: ShowSettings): Promise<void> {
+  if (!(await catalog.eventExists(tx, s.event_id))) {
+    throw validationFailed('unknown event', [{ path: '/event_id', message: 'no event with this id' }]);
+  }
+  if (!(await catalog.findHall(tx, s.hall_id))) {
+    throw validationFailed('unknown hall', [{ path: '/hall_id', message: 'no hall with this id' }]);
+  }
+  checkShowSettings(s, await catalog.hallTiers(tx, s.hall_id));
+}
+
+export async function getShow(ctx: Context, id: string) {
+  const show = await shows.findShow(ctx.db, id);
+  if (!show) throw notFound('show');
+  return show;
+}
+
+export async function listShows(ctx: Context, q: ShowSearch) {
+  return { shows: await shows.searchShows(ctx.db, q, 500) };
+}
+

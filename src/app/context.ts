@@ -1,0 +1,16 @@
+import type { Database } from '../db/client.js';
+import type { UserTokens } from '../auth/tokens.js';
+import type { Metrics } from '../metrics.js';
+import type { Config } from '../config.js';
+import type { HallCatalog } from './hallCatalog.js';
+import type { SeatMaps } from './seatMaps.js';
+
+/** What every use-case may touch; built once in main.ts (or a test) and passed down. */
+export interface Context {
+  config: Readonly<Config>;
+  db: Database;
+  tokens: UserTokens;
+  metrics: Metrics;
+  halls: HallCatalog;
+  seatMaps: SeatMaps;
+}

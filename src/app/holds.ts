@@ -1,0 +1,79 @@
+// Holds: take seats for a buyer, read a hold, release it.
+import { DomainError, notFound } from '../domain/errors.js';
+import { checkRequestedSeats, refusal } from '../domain/holds.js';
+import { newId } from '../domain/ids.js';
+import * as holds from '../db/holds.js';
+import type { Principal } from '../auth/tokens.js';
+import type { Context } from './context.js';
+
+export interface HoldView {
+  hold_id: string;
+  show_id: string;
+  seats: string[];
+  status: string;
+  expires_at: string;
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Holds every requested seat for the buyer, or none. Plan outside (seat ids
+ * checked against the hall in memory), then one claim round trip decides.
+ */
+export async function holdSeats(
+  ctx: Context,
+  buyer: Principal,
+  showId: string,
+  seats: readonly string[],
+  admitted: boolean,
+): Promise<HoldView> {
+  const stop = ctx.metrics.holdDuration.startTimer();
+  let result = 'error';
+  try {
+    const layout = await ctx.halls.forShow(showId);
+    if (!layout) {
+      result = 'show_not_found';
+      throw notFound('show');
+    }
+    try {
+      checkRequestedSeats(seats, layout.seatIds);
+    } catch (err) {
+      result = 'invalid_seats';
+      throw err;
+    }
+    const holdId = newId('hold');
+    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats, admitted });
+    result = claim.outcome;
+    if (claim.outcome !== 'held') throw refusal(claim.outcome, claim.taken ?? []);
+    return {
+      hold_id: holdId,
+      show_id: showId,
+      seats: [...seats],
+      status: 'active',
+      expires_at: claim.expires_at!.toISOString(),
+      amount: claim.amount!,
+      currency: claim.currency!,
+    };
+  } finally {
+    ctx.metrics.holdAttempts.inc({ result });
+    stop();
+  }
+}
+
+/** The caller's own hold; someone else's answers 404 like a missing one. */
+export async function getHold(ctx: Context, caller: Principal, holdId: string): Promise<HoldView> {
+  const hold = await holds.findHold(ctx.db, holdId);
+  if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
+  const { user_id: _owner, expires_at, ...rest } = hold;
+  return { ...rest, expires_at: expires_at.toISOString() };
+}
+
+/** Releases the caller's hold; its seats are holdable at once. Repeating it is harmless. */
+export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
+  const hold = await holds.findHold(ctx.db, holdId);
+  if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
+  if (await holds.releaseHold(ctx.db, holdId, caller.userId)) return;
+  // Nothing released: already over, or a payment took it in the meantime.
+  const now = await holds.findHold(ctx.db, holdId);
+  if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');
+}

@@ -1,0 +1,70 @@
+// The seat map of a show: built from the database, kept in memory for a short
+// while so a hot show's map costs one query per instance per interval, however
+// many browsers ask. The contract allows it to be up to 2 s stale; correctness
+// comes from the claim, never from the map.
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/client.js';
+import { seatStates } from '../db/seats.js';
+import type { HallCatalog } from './hallCatalog.js';
+
+export interface SeatMapAnswer {
+  etag: string;
+  version: number;
+  /** The serialized JSON body, ready to send. */
+  body: Buffer;
+}
+
+interface Entry {
+  at: number;
+  answer: Promise<SeatMapAnswer | null>;
+}
+
+export class SeatMaps {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly halls: HallCatalog,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  /** The map, from memory when fresh enough; concurrent misses share one build. */
+  get(showId: string): { answer: Promise<SeatMapAnswer | null>; cached: boolean } {
+    const now = Date.now();
+    const entry = this.entries.get(showId);
+    if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true };
+    const answer = this.build(showId);
+    if (this.maxAgeMs > 0) {
+      if (this.entries.size > 5_000) this.entries.clear();
+      this.entries.set(showId, { at: now, answer });
+      answer.then((a) => { if (!a) this.entries.delete(showId); }, () => this.entries.delete(showId));
+    }
+    return { answer, cached: false };
+  }
+
+  private async build(showId: string): Promise<SeatMapAnswer | null> {
+    const layout = await this.halls.forShow(showId);
+    if (!layout) return null;
+    const [states, prices] = await Promise.all([
+      seatStates(this.db, showId),
+      this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),
+    ]);
+    const tiers = prices.rows[0]?.price_tiers ?? {};
+    const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
+    const seats = layout.seats.map((s) => ({
+      seat: s.seat_id,
+      status: statusOf.get(s.seat_id) ?? 'available',
+      tier: s.tier,
+      price: tiers[s.tier] ?? null,
+      row: s.row,
+      number: s.number,
+      ...(s.section ? { section: s.section } : {}),
+      ...(s.accessible ? { accessible: true } : {}),
+    }));
+    const body = Buffer.from(JSON.stringify({ show_id: showId, version: states.version, seats }));
+    // The version alone misses two changes that write no seat row: a hold expiring
+    // before the sweeper frees it, and a price change. Both are in the tag.
+    const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
+    return { etag: `"${states.version}.${states.lazilyExpired}.${priceTag}"`, version: states.version, body };
+  }
+}

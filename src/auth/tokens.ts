@@ -1,0 +1,43 @@
+// Signed bearer tokens (JWT, HS256) for signed-in users.
+import { SignJWT, jwtVerify } from 'jose';
+
+export type Role = 'user' | 'staff' | 'admin';
+export const ROLES: readonly Role[] = ['user', 'staff', 'admin'];
+
+export interface Principal {
+  userId: string;
+  role: Role;
+}
+
+const ISSUER = 'boxoffice';
+const AUDIENCE = 'boxoffice-api';
+
+export class UserTokens {
+  private readonly key: Uint8Array;
+  constructor(secret: string, private readonly ttlSeconds: number) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  issue(p: Principal): Promise<string> {
+    return new SignJWT({ role: p.role })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(p.userId)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${this.ttlSeconds}s`)
+      .sign(this.key);
+  }
+
+  /** The principal, or null for a forged, expired or malformed token. */
+  async verify(token: string): Promise<Principal | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const role = payload.role;
+      if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role)) return null;
+      return { userId: payload.sub, role: role as Role };
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// Environment parsed and validated once at boot, then frozen.
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  poolSize: number;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  tokenSecret: string | null;
+  tokenTtlSeconds: number;
+  seatMapCacheMs: number;
+  sweepIntervalMs: number;
+  seedDemo: boolean;
+  logLevel: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const adminEmail = env.BOXOFFICE_ADMIN_EMAIL || null;
+  const adminPassword = env.BOXOFFICE_ADMIN_PASSWORD || null;
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    throw new Error('set both BOXOFFICE_ADMIN_EMAIL and BOXOFFICE_ADMIN_PASSWORD, or neither');
+  }
+  if (adminPassword !== null && adminPassword.length < 8) throw new Error('BOXOFFICE_ADMIN_PASSWORD needs at least 8 characters');
+  const tokenSecret = env.BOXOFFICE_TOKEN_SECRET || null;
+  if (tokenSecret !== null && tokenSecret.length < 32) throw new Error('BOXOFFICE_TOKEN_SECRET needs at least 32 characters');
+  return Object.freeze({
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 3000, 0),
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.DATA_DIR || './data',
+    redisUrl: env.REDIS_URL || null,
+    poolSize: int(env, 'DB_POOL_SIZE', 20, 1),
+    adminEmail,
+    adminPassword,
+    tokenSecret,
+    tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 86_400, 60),
+    seatMapCacheMs: int(env, 'SEATMAP_CACHE_MS', 1000, 0),
+    sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
+    seedDemo: env.BOXOFFICE_DEMO !== '0',
+    logLevel: env.LOG_LEVEL || 'info',
+  });
+}

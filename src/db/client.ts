@@ -1,0 +1,125 @@
+// The storage port: PostgreSQL through `pg` in production, PGlite (the same engine
+// in WebAssembly) when no DATABASE_URL is given. Both speak the same SQL.
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { mkdirSync } from 'node:fs';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs several statements without parameters (migrations, settings). */
+  script(sql: string): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction with short lock and statement timeouts; rolls back on throw. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  poolStats(): PoolStats;
+  close(): Promise<void>;
+}
+
+// Counts and money are int8 in SQL; they stay far below 2^53, so numbers are safe.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+const TX_SETTINGS = "set local lock_timeout = '2s'; set local statement_timeout = '10s'";
+
+export function connectPostgres(url: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+  // An idle client losing its connection must not crash the process.
+  pool.on('error', () => {});
+  return {
+    kind: 'postgres',
+    async query<R>(text: string, params?: readonly unknown[]) {
+      const r = await pool.query(text, params as unknown[] | undefined);
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+    },
+    async script(sql: string) {
+      await pool.query(sql);
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query(`begin; ${TX_SETTINGS}`);
+        const tx: Queryable = {
+          async query<R>(text: string, params?: readonly unknown[]) {
+            const r = await client.query(text, params as unknown[] | undefined);
+            return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+          },
+          async script(sql: string) {
+            await client.query(sql);
+          },
+        };
+        const result = await fn(tx);
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        await client.query('rollback').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => pool.end(),
+  };
+}
+
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir ?? undefined, {
+    parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) },
+  });
+  let active = 0;
+  return {
+    kind: 'pglite',
+    async query<R>(text: string, params?: readonly unknown[]) {
+      active++;
+      try {
+        const r = await db.query<R>(text, params as unknown[] | undefined);
+        return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+      } finally {
+        active--;
+      }
+    },
+    async script(sql: string) {
+      await db.exec(sql);
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      active++;
+      try {
+        return await db.transaction(async (t) => {
+          await t.exec(TX_SETTINGS);
+          return fn({
+            async query<R>(text: string, params?: readonly unknown[]) {
+              const r = await t.query<R>(text, params as unknown[] | undefined);
+              return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+            },
+            async script(sql: string) {
+              await t.exec(sql);
+            },
+          });
+        });
+      } finally {
+        active--;
+      }
+    },
+    // PGlite is one embedded connection: busy or idle.
+    poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1) }),
+    close: () => db.close(),
+  };
+}
+
+export async function openDatabase(opts: { url: string | null; dataDir: string | null; poolSize: number }): Promise<Database> {
+  return opts.url ? connectPostgres(opts.url, opts.poolSize) : openPglite(opts.dataDir);
+}

@@ -1,0 +1,110 @@
+// Shows: settings, search, and the seat rows each show gets from its hall.
+import type { Queryable } from './client.js';
+
+export interface ShowSettings {
+  event_id: string;
+  hall_id: string;
+  starts_at: string;
+  sale_opens_at: string | null;
+  currency: string;
+  price_tiers: Record<string, number>;
+  hold_ttl_seconds: number;
+  per_user_limit: number;
+  cancel_until_minutes_before: number;
+  waiting_room: boolean;
+}
+
+export interface ShowView {
+  id: string;
+  event: { id: string; title: string; kind: string };
+  venue: { id: string; name: string; city: string; timezone: string };
+  hall: { id: string; name: string };
+  starts_at: string;
+  sale_opens_at: string;
+  currency: string;
+  price_tiers: Record<string, number>;
+  hold_ttl_seconds: number;
+  per_user_limit: number;
+  cancel_until_minutes_before: number;
+  waiting_room: boolean;
+}
+
+const SHOW_VIEW = `
+  select s.id,
+         json_build_object('id', e.id, 'title', e.title, 'kind', e.kind) as event,
+         json_build_object('id', v.id, 'name', v.name, 'city', v.city, 'timezone', v.timezone) as venue,
+         json_build_object('id', h.id, 'name', h.name) as hall,
+         s.starts_at, s.sale_opens_at, s.currency, s.price_tiers, s.hold_ttl_seconds,
+         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room
+    from shows s
+    join events e on e.id = s.event_id
+    join halls h on h.id = s.hall_id
+    join venues v on v.id = h.venue_id`;
+
+function toView(r: Omit<ShowView, 'starts_at' | 'sale_opens_at'> & { starts_at: Date; sale_opens_at: Date }): ShowView {
+  return { ...r, starts_at: r.starts_at.toISOString(), sale_opens_at: r.sale_opens_at.toISOString() };
+}
+
+/** Inserts the show and one available seat row per hall seat, in one statement each. */
+export async function insertShow(db: Queryable, id: string, s: ShowSettings): Promise<void> {
+  await db.query(
+    `insert into shows (id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers,
+                        hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room)
+     values ($1, $2, $3, $4, coalesce($5::timestamptz, bo_now()), $6, $7, $8, $9, $10, $11)`,
+    [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
+      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
+  );
+  await db.query(
+    `insert into show_seats (show_id, seat_id, tier)
+     select $1, seat_id, tier from hall_seats where hall_id = $2`,
+    [id, s.hall_id],
+  );
+}
+
+export async function findShowSettings(db: Queryable, id: string): Promise<(ShowSettings & { id: string }) | null> {
+  const r = await db.query<ShowSettings & { id: string; starts_at: Date; sale_opens_at: Date }>(
+    `select id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers, hold_ttl_seconds,
+            per_user_limit, cancel_until_minutes_before, waiting_room
+       from shows where id = $1`,
+    [id],
+  );
+  const row = r.rows[0];
+  return row ? { ...row, starts_at: new Date(row.starts_at).toISOString(), sale_opens_at: new Date(row.sale_opens_at).toISOString() } : null;
+}
+
+export async function updateShow(db: Queryable, id: string, s: ShowSettings): Promise<void> {
+  await db.query(
+    `update shows set event_id = $2, starts_at = $3, sale_opens_at = $4, currency = $5, price_tiers = $6,
+            hold_ttl_seconds = $7, per_user_limit = $8, cancel_until_minutes_before = $9, waiting_room = $10
+      where id = $1`,
+    [id, s.event_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
+      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
+  );
+}
+
+export async function findShow(db: Queryable, id: string): Promise<ShowView | null> {
+  const r = await db.query<Parameters<typeof toView>[0]>(`${SHOW_VIEW} where s.id = $1`, [id]);
+  return r.rows[0] ? toView(r.rows[0]) : null;
+}
+
+export interface ShowSearch {
+  city?: string;
+  event?: string;
+  /** YYYY-MM-DD, read in each venue's own timezone. */
+  date?: string;
+}
+
+export async function searchShows(db: Queryable, q: ShowSearch, limit: number): Promise<ShowView[]> {
+  const r = await db.query<Parameters<typeof toView>[0]>(
+    `${SHOW_VIEW}
+      where ($1::text is null or lower(v.city) = lower($1))
+        and ($2::text is null or s.event_id = $2)
+        and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
+        -- without a date, the shows still to come
+        and ($3::date is not null or s.starts_at >= bo_now())
+      order by s.starts_at, s.id
+      limit $4`,
+    [q.city ?? null, q.event ?? null, q.date ?? null, limit],
+  );
+  return r.rows.map(toView);
+}

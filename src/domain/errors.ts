@@ -1,0 +1,47 @@
+// The closed set of error codes of the contract, each with its HTTP status.
+// Mapped to problem+json in one place: src/http/problem.ts.
+export const ERROR_STATUS = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  INVALID_CREDENTIALS: 401,
+  FORBIDDEN: 403,
+  SALE_NOT_OPEN: 403,
+  SALE_CLOSED: 403,
+  QUEUE_REQUIRED: 403,
+  NOT_FOUND: 404,
+  EMAIL_TAKEN: 409,
+  SEAT_UNAVAILABLE: 409,
+  LIMIT_EXCEEDED: 409,
+  HOLD_PAYING: 409,
+  OVERLOADED: 503,
+  NOT_READY: 503,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** A failure the caller can act on; anything else thrown is a 500 with an opaque body. */
+export class DomainError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extensions: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function validationFailed(message: string, errors: FieldError[] = []): DomainError {
+  return new DomainError('VALIDATION_FAILED', message, errors.length ? { errors } : {});
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError('NOT_FOUND', `${what} not found`);
+}

@@ -1,0 +1,42 @@
+// Rules about a hold request that need no database. Pure.
+import { DomainError, validationFailed, type ErrorCode, type FieldError } from './errors.js';
+
+/** Checks a requested seat list against the hall's seats: no duplicates, no unknown seats. */
+export function checkRequestedSeats(requested: readonly string[], hallSeats: ReadonlySet<string>): void {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  requested.forEach((seat, i) => {
+    if (seen.has(seat)) errors.push({ path: `/seats/${i}`, message: `seat ${seat} is requested twice` });
+    else if (!hallSeats.has(seat)) errors.push({ path: `/seats/${i}`, message: `seat ${seat} does not exist in this hall` });
+    seen.add(seat);
+  });
+  if (errors.length) throw validationFailed('the requested seats are not valid', errors.slice(0, 20));
+}
+
+/** What claim_seats answered, as the contract names it. */
+export type ClaimOutcome =
+  | 'held'
+  | 'show_not_found'
+  | 'too_many_seats'
+  | 'sale_not_open'
+  | 'sale_closed'
+  | 'queue_required'
+  | 'unknown_seats'
+  | 'seat_unavailable'
+  | 'limit_exceeded';
+
+const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message: string }> = {
+  show_not_found: { code: 'NOT_FOUND', message: 'show not found' },
+  too_many_seats: { code: 'VALIDATION_FAILED', message: 'more seats than the per-user limit of this show' },
+  sale_not_open: { code: 'SALE_NOT_OPEN', message: 'the sale for this show has not opened yet' },
+  sale_closed: { code: 'SALE_CLOSED', message: 'the sale for this show has closed' },
+  queue_required: { code: 'QUEUE_REQUIRED', message: 'this show sells through its waiting room: an Admission-Token is required' },
+  unknown_seats: { code: 'VALIDATION_FAILED', message: 'some requested seats do not exist in this show' },
+  seat_unavailable: { code: 'SEAT_UNAVAILABLE', message: 'some requested seats are no longer available' },
+  limit_exceeded: { code: 'LIMIT_EXCEEDED', message: 'this hold would exceed the per-user limit of this show' },
+};
+
+export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, taken: readonly string[] = []): DomainError {
+  const { code, message } = REFUSALS[outcome];
+  return new DomainError(code, message, outcome === 'seat_unavailable' ? { taken } : {});
+}

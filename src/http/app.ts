@@ -1,0 +1,40 @@
+// buildApp: the HTTP face of boxoffice as a Fastify instance that does not listen.
+// main.ts listens; tests use it directly.
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Context } from '../app/context.js';
+import { installProblemHandlers } from './problem.js';
+import accountRoutes from './routes/accounts.js';
+import catalogRoutes from './routes/catalog.js';
+import seatRoutes from './routes/seats.js';
+import holdRoutes from './routes/holds.js';
+import operationRoutes from './routes/operations.js';
+
+export const BODY_LIMIT = 64 * 1024;
+
+export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // Strict types: "7" is not a number and "F7" is not a list.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    return503OnClosing: true,
+  });
+  app.decorateRequest('principal', null);
+  installProblemHandlers(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'boxoffice', version: '1', description: 'Sells every seat exactly once. Errors are RFC 9457 problem+json with a stable code.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, operationRoutes]) {
+    await app.register(routes, { ctx });
+  }
+  return app;
+}

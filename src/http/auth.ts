@@ -1,0 +1,43 @@
+// Bearer-token checks, run as onRequest hooks so that 401/403 answer before any
+// 404 or 400, as the contract orders them.
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Principal, Role } from '../auth/tokens.js';
+import { findUserRole } from '../db/users.js';
+import type { Context } from '../app/context.js';
+import { sendProblem } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+async function authenticate(ctx: Context, req: FastifyRequest): Promise<Principal | null> {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  if (!match) return null;
+  return ctx.tokens.verify(match[1]!);
+}
+
+/** Any signed-in user. */
+export function requireUser(ctx: Context): onRequestAsyncHookHandler {
+  return async function (req: FastifyRequest, reply: FastifyReply) {
+    req.principal = await authenticate(ctx, req);
+    if (!req.principal) return sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
+  };
+}
+
+/**
+ * A signed-in user holding one of the roles. The role is read from the database,
+ * not the token, so a demoted admin loses the rights at once.
+ */
+export function requireRole(ctx: Context, ...roles: Role[]): onRequestAsyncHookHandler {
+  return async function (req: FastifyRequest, reply: FastifyReply) {
+    req.principal = await authenticate(ctx, req);
+    if (!req.principal) return sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
+    const role = await findUserRole(ctx.db, req.principal.userId);
+    if (!role) return sendProblem(reply, 'UNAUTHENTICATED', 'this account no longer exists');
+    if (!roles.includes(role)) return sendProblem(reply, 'FORBIDDEN', `this needs the role ${roles.join(' or ')}`);
+    req.principal = { ...req.principal, role };
+  };
+}

@@ -1,0 +1,78 @@
+// Every error leaves as RFC 9457 problem+json with a stable `code`: ours, the
+// framework's (validation, bad JSON, body too large, unknown route), and the
+// database's. A client error is never a 5xx; a 5xx says nothing about internals.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { translateDbError } from '../db/sqlstate.js';
+
+const TITLES: Record<ErrorCode, string> = {
+  VALIDATION_FAILED: 'Invalid request',
+  UNAUTHENTICATED: 'Sign-in required',
+  INVALID_CREDENTIALS: 'Invalid credentials',
+  FORBIDDEN: 'Forbidden',
+  SALE_NOT_OPEN: 'Sale not open',
+  SALE_CLOSED: 'Sale closed',
+  QUEUE_REQUIRED: 'Waiting room required',
+  NOT_FOUND: 'Not found',
+  EMAIL_TAKEN: 'Email already registered',
+  SEAT_UNAVAILABLE: 'Seats unavailable',
+  LIMIT_EXCEEDED: 'Per-user limit exceeded',
+  HOLD_PAYING: 'Payment in flight',
+  OVERLOADED: 'Overloaded',
+  NOT_READY: 'Not ready',
+  INTERNAL: 'Internal error',
+};
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, extensions: Record<string, unknown> = {}): FastifyReply {
+  const status = ERROR_STATUS[code];
+  if (code === 'OVERLOADED') reply.header('retry-after', String(extensions.retry_after ?? 1));
+  return reply
+    .code(status)
+    .type('application/problem+json')
+    .send({ type: `https://boxoffice.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code], status, detail, code, ...extensions });
+}
+
+// Fastify's own client errors (before our handlers run), all of them 400 by contract.
+const FRAMEWORK_VALIDATION = new Set([
+  'FST_ERR_CTP_INVALID_JSON_BODY',
+  'FST_ERR_CTP_EMPTY_JSON_BODY',
+  'FST_ERR_CTP_BODY_TOO_LARGE',
+  'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+  'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+  'FST_ERR_CTP_INVALID_TYPE',
+  'FST_ERR_CTP_EMPTY_TYPE',
+  'FST_ERR_VALIDATION',
+]);
+
+function fieldErrors(err: FastifyError): FieldError[] {
+  return (err.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const path = `${v.instancePath}${missing ? `/${missing}` : ''}` || '/';
+    const where = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}:` : '';
+    return { path: `${where}${path}`, message: v.message ?? 'is not valid' };
+  });
+}
+
+export function installProblemHandlers(app: FastifyInstance): void {
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  app.setErrorHandler((raw: FastifyError, req, reply) => {
+    const err = translateDbError(raw) as FastifyError | DomainError;
+    if (err instanceof DomainError) {
+      if (err.status >= 500) req.log.warn({ err: raw, code: err.code }, 'request refused');
+      return sendProblem(reply, err.code, err.message, err.extensions);
+    }
+    if (err.validation) return sendProblem(reply, 'VALIDATION_FAILED', 'the request is not valid', { errors: fieldErrors(err) });
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendProblem(reply, 'VALIDATION_FAILED', 'the body is larger than 64 KiB', { errors: [{ path: 'body', message: 'over 64 KiB' }] });
+    }
+    if (FRAMEWORK_VALIDATION.has(err.code) || err instanceof SyntaxError) {
+      return sendProblem(reply, 'VALIDATION_FAILED', err.message, { errors: [{ path: 'body', message: err.message }] });
+    }
+    const status = err.statusCode ?? 500;
+    if (status === 404) return sendProblem(reply, 'NOT_FOUND', 'not found');
+    if (status >= 400 && status < 500) return sendProblem(reply, 'VALIDATION_FAILED', err.message);
+    req.log.error({ err }, 'unexpected error');
+    return sendProblem(reply, 'INTERNAL', 'something went wrong on our side; it has been logged');
+  });
+}

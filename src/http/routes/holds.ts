@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../domain/errors.js';
+import * as holds from '../../app/holds.js';
+import type { Context } from '../../app/context.js';
+import { requireUser } from '../auth.js';
+import { Hold, HoldInput, IdParams, Problem } from '../schemas.js';
+
+export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
+  const user = { onRequest: requireUser(ctx) };
+  const security = [{ bearer: [] }];
+
+  app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
+    ...user,
+    // The contract answers an unknown show (404) before a bad body (400).
+    preValidation: async (req) => {
+      if (!(await ctx.halls.forShow((req.params as IdParams).id))) throw notFound('show');
+    },
+    schema: {
+      tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput,
+      response: { 201: Hold, 400: Problem, 403: Problem, 404: Problem, 409: Problem },
+    },
+  }, async (req, reply) => {
+    // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
+    const admitted = false;
+    return reply.code(201).send(await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, admitted));
+  });
+
+  app.get<{ Params: IdParams }>('/v1/holds/:id', {
+    ...user,
+    schema: { tags: ['holds'], summary: 'A hold of yours', security, params: IdParams, response: { 200: Hold, 404: Problem } },
+  }, async (req) => holds.getHold(ctx, req.principal!, req.params.id));
+
+  app.delete<{ Params: IdParams }>('/v1/holds/:id', {
+    ...user,
+    schema: { tags: ['holds'], summary: 'Release a hold of yours', security, params: IdParams, response: { 404: Problem, 409: Problem } },
+  }, async (req, reply) => {
+    await holds.releaseHold(ctx, req.principal!, req.params.id);
+    return reply.code(204).send();
+  });
+}

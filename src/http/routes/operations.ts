@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Context } from '../../app/context.js';
+import { sendProblem } from '../problem.js';
+
+export default async function operationRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.String() }) } } },
+    async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: { tags: ['operations'], summary: 'Readiness: the database answers' } }, async (req, reply) => {
+    try {
+      await ctx.db.query('select 1');
+      return { status: 'ready', database: ctx.db.kind };
+    } catch (err) {
+      req.log.warn({ err }, 'database not answering');
+      return sendProblem(reply, 'NOT_READY', 'the database does not answer');
+    }
+  });
+
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_req, reply) =>
+    reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics()));
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

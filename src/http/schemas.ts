@@ -1,0 +1,135 @@
+// JSON schemas of the contract (TypeBox): request validation, response
+// serialisation and the OpenAPI document all come from these.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const Id = Type.String({ minLength: 1, maxLength: 64 });
+export const IdParams = Type.Object({ id: Id });
+export type IdParams = Static<typeof IdParams>;
+
+const Timestamp = Type.String({ format: 'date-time' });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem details' },
+);
+
+// Accounts
+export const Credentials = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  password: Type.String({ minLength: 8, maxLength: 200 }),
+});
+export const Registration = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  password: Type.String({ minLength: 8, maxLength: 200 }),
+  name: Type.Optional(Name),
+});
+export type Registration = Static<typeof Registration>;
+export type Credentials = Static<typeof Credentials>;
+export const RoleChange = Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('staff'), Type.Literal('admin')]) });
+export type RoleChange = Static<typeof RoleChange>;
+
+// Catalog
+export const VenueInput = Type.Object({ name: Name, city: Name, timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) });
+export type VenueInput = Static<typeof VenueInput>;
+export const Venue = Type.Object({ id: Type.String(), name: Type.String(), city: Type.String(), timezone: Type.String() });
+
+const SeatNumber = Type.Integer({ minimum: 1, maximum: 100_000 });
+const Label = Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9]+$' });
+export const LayoutRow = Type.Object({
+  row: Label,
+  seats: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Array(SeatNumber, { minItems: 1, maxItems: 100_000, uniqueItems: true })]),
+  tier: Type.String({ minLength: 1, maxLength: 40 }),
+  section: Type.Optional(Label),
+  accessible: Type.Optional(Type.Array(SeatNumber, { maxItems: 100_000, uniqueItems: true })),
+});
+export const HallInput = Type.Object({
+  venue_id: Id,
+  name: Name,
+  layout: Type.Object({ rows: Type.Array(LayoutRow, { minItems: 1, maxItems: 10_000 }) }),
+});
+export type HallInput = Static<typeof HallInput>;
+export const Hall = Type.Object({ id: Type.String(), venue_id: Type.String(), name: Type.String(), seat_count: Type.Integer() });
+
+export const EventInput = Type.Object({
+  title: Name,
+  kind: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  duration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
+export type EventInput = Static<typeof EventInput>;
+export const Event = Type.Object({ id: Type.String(), title: Type.String(), kind: Type.String(), duration_minutes: Type.Union([Type.Integer(), Type.Null()]) });
+
+const showSettings = {
+  event_id: Id,
+  hall_id: Id,
+  starts_at: Timestamp,
+  sale_opens_at: Type.Optional(Timestamp),
+  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+  price_tiers: Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Integer({ minimum: 0, maximum: 100_000_000_00 }), { minProperties: 1, maxProperties: 100 }),
+  hold_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  per_user_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  cancel_until_minutes_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 525_600 })),
+  waiting_room: Type.Optional(Type.Boolean()),
+};
+export const ShowInput = Type.Object(showSettings);
+export type ShowInput = Static<typeof ShowInput>;
+export const ShowPatch = Type.Partial(Type.Object(showSettings), { minProperties: 1 });
+export type ShowPatch = Static<typeof ShowPatch>;
+export const Show = Type.Object({
+  id: Type.String(),
+  event: Type.Object({ id: Type.String(), title: Type.String(), kind: Type.String() }),
+  venue: Type.Object({ id: Type.String(), name: Type.String(), city: Type.String(), timezone: Type.String() }),
+  hall: Type.Object({ id: Type.String(), name: Type.String() }),
+  starts_at: Type.String(),
+  sale_opens_at: Type.String(),
+  currency: Type.String(),
+  price_tiers: Type.Record(Type.String(), Type.Integer()),
+  hold_ttl_seconds: Type.Integer(),
+  per_user_limit: Type.Integer(),
+  cancel_until_minutes_before: Type.Integer(),
+  waiting_room: Type.Boolean(),
+});
+export const ShowQuery = Type.Object({
+  city: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  event: Type.Optional(Id),
+  movie: Type.Optional(Id),
+  date: Type.Optional(Type.String({ format: 'date' })),
+});
+export type ShowQuery = Static<typeof ShowQuery>;
+
+// Seat map (the body is built and cached as bytes; this schema documents it)
+export const SeatMap = Type.Object({
+  show_id: Type.String(),
+  version: Type.Integer(),
+  seats: Type.Array(Type.Object({
+    seat: Type.String(),
+    status: Type.Union([Type.Literal('available'), Type.Literal('held'), Type.Literal('booked')]),
+    tier: Type.String(),
+    price: Type.Integer(),
+    row: Type.String(),
+    number: Type.Integer(),
+    section: Type.Optional(Type.String()),
+    accessible: Type.Optional(Type.Boolean()),
+  })),
+});
+
+// Holds
+export const HoldInput = Type.Object({
+  seats: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: 1000 }),
+});
+export type HoldInput = Static<typeof HoldInput>;
+export const Hold = Type.Object({
+  hold_id: Type.String(),
+  show_id: Type.String(),
+  seats: Type.Array(Type.String()),
+  status: Type.String(),
+  expires_at: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+});

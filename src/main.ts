@@ -1,0 +1,43 @@
+// Entry point: `serve` (default), `migrate`, `seed`.
+import { loadConfig } from './config.js';
+import { openService } from './service.js';
+import { seedDemoCatalog } from './app/demoCatalog.js';
+
+async function main(command: string): Promise<void> {
+  const config = loadConfig();
+  const say = (msg: string) => process.stdout.write(`${msg}\n`);
+  if (!['serve', 'migrate', 'seed'].includes(command)) throw new Error(`unknown command "${command}" (serve | migrate | seed)`);
+  say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
+  const service = await openService(config, {
+    logger: command === 'serve' ? { level: config.logLevel } : false,
+    log: say,
+  });
+  if (command === 'migrate') return service.close();
+  if (command === 'seed' || (config.seedDemo && command === 'serve')) {
+    const made = await seedDemoCatalog(service.ctx, say);
+    if (command === 'seed' && !made) say('the catalog is not empty: nothing seeded');
+  }
+  if (command === 'seed') return service.close();
+
+  service.sweeper.start();
+  await service.app.listen({ host: config.host, port: config.port });
+  const address = service.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  say(`boxoffice is serving on http://${config.host}:${port}  (API docs: http://${config.host}:${port}/docs)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    await service.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main(process.argv[2] ?? 'serve').catch((err) => {
+  process.stderr.write(`boxoffice failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+// Prometheus metrics of one instance (prom-client).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from './db/client.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly holdAttempts = new Counter({
+    name: 'boxoffice_hold_attempts_total',
+    help: 'Hold requests that reached the claim, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly holdDuration = new Histogram({
+    name: 'boxoffice_hold_duration_seconds',
+    help: 'Time to decide a hold (the claim round trip and its checks)',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly seatsSwept = new Counter({
+    name: 'boxoffice_seats_swept_total',
+    help: 'Seats whose expired hold the sweeper freed on the map',
+    registers: [this.registry],
+  });
+  readonly seatMapReads = new Counter({
+    name: 'boxoffice_seat_map_reads_total',
+    help: 'Seat map answers, by source (cache, database, not_modified)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(db: Database) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
+    new Gauge({
+      name: 'boxoffice_db_pool_connections',
+      help: 'Database pool connections by state (total, idle, waiting requests)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const s = db.poolStats();
+        this.set({ state: 'total' }, s.total);
+        this.set({ state: 'idle' }, s.idle);
+        this.set({ state: 'waiting' }, s.waiting);
+      },
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// Wires one instance of boxoffice: database, migrations, context, HTTP app, sweeper.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/client.js';
+import { migrate } from './db/migrate.js';
+import { sharedSecret } from './db/secrets.js';
+import { UserTokens } from './auth/tokens.js';
+import { Metrics } from './metrics.js';
+import { HallCatalog } from './app/hallCatalog.js';
+import { SeatMaps } from './app/seatMaps.js';
+import { ensureAdmin } from './app/accounts.js';
+import type { Context } from './app/context.js';
+import { buildApp } from './http/app.js';
+import { Sweeper } from './workers/sweeper.js';
+
+export interface Service {
+  ctx: Context;
+  app: FastifyInstance;
+  sweeper: Sweeper;
+  close(): Promise<void>;
+}
+
+export async function openService(
+  config: Readonly<Config>,
+  opts: { db?: Database; logger?: boolean | object; log?: (msg: string) => void } = {},
+): Promise<Service> {
+  const db = opts.db ?? (await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
+    poolSize: config.poolSize,
+  }));
+  await migrate(db, opts.log);
+  // Every instance must verify every other's tokens: the secret comes from the
+  // environment, or is made once and kept in the database.
+  const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
+  const halls = new HallCatalog(db);
+  const ctx: Context = {
+    config,
+    db,
+    tokens: new UserTokens(secret, config.tokenTtlSeconds),
+    metrics: new Metrics(db),
+    halls,
+    seatMaps: new SeatMaps(db, halls, config.seatMapCacheMs),
+  };
+  await ensureAdmin(ctx);
+  const app = await buildApp(ctx, { logger: opts.logger });
+  const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
+  return {
+    ctx,
+    app,
+    sweeper,
+    async close() {
+      await sweeper.pause();
+      await app.close();
+      if (!opts.db) await db.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// A small HTTP client over undici with a large connection pool, so tests can fire
+// hundreds of truly parallel requests at the service.
+import { Agent, request } from 'undici';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 10_000 });
+
+export class HttpClient {
+  constructor(readonly baseUrl: string) {}
+
+  async send(method: string, path: string, opts: { body?: unknown; raw?: string | Buffer; token?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | Buffer | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
+    const text = await res.body.text();
+    let parsed: unknown = undefined;
+    if (text && String(res.headers['content-type'] ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  }
+
+  get(path: string, token?: string, headers?: Record<string, string>) {
+    return this.send('GET', path, { token, headers });
+  }
+  post(path: string, body: unknown, token?: string, headers?: Record<string, string>) {
+    return this.send('POST', path, { body, token, headers });
+  }
+  patch(path: string, body: unknown, token?: string) {
+    return this.send('PATCH', path, { body, token });
+  }
+  delete(path: string, token?: string) {
+    return this.send('DELETE', path, { token });
+  }
+}
