@@ -23,6 +23,12 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
   });
   app.decorateRequest('principal', null);
   installProblemHandlers(app);
+  // Many clients send `content-type: application/json` on a DELETE with no body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(req, body as string, done);
+  });
 
   await app.register(swagger, {
     openapi: {

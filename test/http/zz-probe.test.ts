@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { startTestService, type TestService } from '../support/service.js';
+import { createShow, registerBuyers } from '../support/catalog.js';
+
+let t: TestService;
+beforeAll(async () => { t = await startTestService({ sweeper: false }); });
+afterAll(async () => { await t?.close(); });
+
+it('probe', async () => {
+  const { showId } = await createShow(t);
+  const [a] = await registerBuyers(t, 1);
+  const show = (r: any, label: string) => console.log(label, r.status, r.headers['content-type'], r.text.slice(0, 300));
+  show(await t.http.send('POST', `/v1/shows/nope/holds`, { raw: '{bad', token: a!.token, headers: { 'content-type': 'application/json' } }), 'unknown show + bad json');
+  show(await t.http.send('POST', `/v1/shows/nope/holds`, { raw: JSON.stringify({ seats: ['x'.repeat(70000)] }), token: a!.token, headers: { 'content-type': 'application/json' } }), 'unknown show + big');
+  show(await t.http.send('POST', `/v1/shows/nope/holds`, { raw: 'seats=A1', token: a!.token, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'unknown show + form');
+  show(await t.http.send('POST', `/v1/shows/${showId}/holds`, { raw: 'seats=A1', token: a!.token, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'form');
+  show(await t.http.send('POST', `/v1/shows/${showId}/holds`, { raw: '{"seats":["A1"]}', token: a!.token, headers: { 'content-type': 'text/plain' } }), 'text/plain');
+  show(await t.http.send('POST', `/v1/shows/${showId}/holds`, { raw: '{"seats":["A1"]}', token: a!.token }), 'no ctype');
+  show(await t.http.send('POST', `/v1/shows/${showId}/holds`, { raw: '', token: a!.token, headers: { 'content-type': 'application/json' } }), 'empty json');
+  show(await t.http.get(`/v1/shows/abc%00def`), 'nul id');
+  show(await t.http.get(`/v1/shows?city=a%00b`), 'nul city');
+  show(await t.http.get(`/v1/shows?date=0000-01-01`), 'date 0000');
+  show(await t.http.get(`/v1/shows?date=2026-13-45`), 'date bad');
+  show(await t.http.get(`/v1/shows?date=2026-02-30`), 'date feb30');
+  show(await t.http.get(`/v1/shows/${'x'.repeat(65)}`), 'id65');
+  show(await t.http.get(`/v1/shows/${'x'.repeat(500)}`), 'id500');
+  show(await t.http.get(`/v1/shows/%27%20OR%201%3D1%20--`), 'inj');
+  show(await t.http.get(`/v1/shows/${encodeURIComponent('Ф7🎟')}`), 'unicode');
+  show(await t.http.get(`/v1/shows/${encodeURIComponent('%E0%A4%A')}`), 'bad pct');
+  show(await t.http.get(`/v1/shows/%E0%A4%A`), 'bad pct raw');
+  show(await t.http.get(`/v1/shows?city=%E0%A4%A`), 'bad pct city');
+  show(await t.http.get(`/v1/shows?city=a&city=b`), 'dup city');
+  show(await t.http.post(`/v1/users`, { email: 'x@example.test', password: 'password-1', name: 'a\u0000b' }), 'nul name');
+  show(await t.http.post(`/v1/sessions`, { email: 'x\u0000@example.test', password: 'password-1' }), 'nul email');
+  const secret = (await t.service.ctx.db.query<{ value: string }>("select value from secrets where name='user_token_hs256'")).rows[0]!.value;
+  const ghost = await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject('usr_ghost').setIssuer('boxoffice').setAudience('boxoffice-api').setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(secret));
+  show(await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['A1'] }, ghost), 'ghost user hold');
+  show(await t.http.get(`/v1/holds/hold_x`, ghost), 'ghost get hold');
+  show(await t.http.post(`/v1/admin/venues`, { name: 'a\u0000', city: 'b' }, t.adminToken), 'nul venue');
+  show(await t.http.post(`/v1/admin/venues`, { name: 'a', city: 'b', timezone: 'a\u0000' }, t.adminToken), 'nul tz');
+  show(await t.http.get(`/docs`), 'docs');
+  show(await t.http.get(`/nope`), 'nope');
+  show(await t.http.send('PUT', `/v1/shows/${showId}`), 'PUT show');
+  show(await t.http.get(`/v1/shows/${showId}/seats`, undefined, {}), 'seats');
+});
