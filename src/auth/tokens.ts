@@ -13,12 +13,13 @@ const ISSUER = 'boxoffice';
 const AUDIENCE = 'boxoffice-api';
 
 export class UserTokens {
-  private readonly key: Uint8Array;
+  // Imported once: jose would otherwise import the raw secret on every verify.
+  private readonly key: Promise<CryptoKey>;
   constructor(secret: string, private readonly ttlSeconds: number) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
-  issue(p: Principal): Promise<string> {
+  async issue(p: Principal): Promise<string> {
     return new SignJWT({ role: p.role })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(p.userId)
@@ -26,13 +27,13 @@ export class UserTokens {
       .setAudience(AUDIENCE)
       .setIssuedAt()
       .setExpirationTime(`${this.ttlSeconds}s`)
-      .sign(this.key);
+      .sign(await this.key);
   }
 
   /** The principal, or null for a forged, expired or malformed token. */
   async verify(token: string): Promise<Principal | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       const role = payload.role;
       if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role)) return null;
       return { userId: payload.sub, role: role as Role };
