@@ -1,7 +1,7 @@
 // Every error leaves as RFC 9457 problem+json with a stable `code`: ours, the
 // framework's (validation, bad JSON, body too large, unknown route), and the
 // database's. A client error is never a 5xx; a 5xx says nothing about internals.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { translateDbError } from '../db/sqlstate.js';
 
@@ -18,18 +18,44 @@ const TITLES: Record<ErrorCode, string> = {
   SEAT_UNAVAILABLE: 'Seats unavailable',
   LIMIT_EXCEEDED: 'Per-user limit exceeded',
   HOLD_PAYING: 'Payment in flight',
+  HOLD_EXPIRED: 'Hold expired',
+  IDEMPOTENCY_KEY_MISSING: 'Idempotency-Key required',
+  IDEMPOTENCY_KEY_REUSED: 'Idempotency-Key reused',
+  IDEMPOTENCY_KEY_IN_FLIGHT: 'Idempotency-Key in flight',
+  CANCELLATION_WINDOW_CLOSED: 'Cancellation window closed',
+  NOT_CANCELLABLE: 'Not cancellable',
+  WEBHOOK_SIGNATURE_INVALID: 'Webhook signature invalid',
+  TICKET_INVALID: 'Ticket invalid',
+  ALREADY_CHECKED_IN: 'Already checked in',
+  TICKET_VOID: 'Ticket void',
   OVERLOADED: 'Overloaded',
   NOT_READY: 'Not ready',
   INTERNAL: 'Internal error',
 };
 
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, extensions: Record<string, unknown> = {}): FastifyReply {
+export interface ProblemAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export function problem(code: ErrorCode, detail: string, extensions: Record<string, unknown> = {}): ProblemAnswer {
   const status = ERROR_STATUS[code];
-  if (code === 'OVERLOADED') reply.header('retry-after', String(extensions.retry_after ?? 1));
-  return reply
-    .code(status)
-    .type('application/problem+json')
-    .send({ type: `https://boxoffice.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code], status, detail, code, ...extensions });
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
+  if (code === 'OVERLOADED') headers['retry-after'] = String(extensions.retry_after ?? 1);
+  return {
+    status,
+    headers,
+    body: { type: `https://boxoffice.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code], status, detail, code, ...extensions },
+  };
+}
+
+export function sendAnswer(reply: FastifyReply, a: ProblemAnswer): FastifyReply {
+  return reply.code(a.status).headers(a.headers).send(a.body);
+}
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, extensions: Record<string, unknown> = {}): FastifyReply {
+  return sendAnswer(reply, problem(code, detail, extensions));
 }
 
 // Fastify's own client errors (before our handlers run), all of them 400 by contract.
@@ -56,23 +82,26 @@ function fieldErrors(err: FastifyError): FieldError[] {
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => sendProblem(reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
 
-  app.setErrorHandler((raw: FastifyError, req, reply) => {
-    const err = translateDbError(raw) as FastifyError | DomainError;
-    if (err instanceof DomainError) {
-      if (err.status >= 500) req.log.warn({ err: raw, code: err.code }, 'request refused');
-      return sendProblem(reply, err.code, err.message, err.extensions);
-    }
-    if (err.validation) return sendProblem(reply, 'VALIDATION_FAILED', 'the request is not valid', { errors: fieldErrors(err) });
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendProblem(reply, 'VALIDATION_FAILED', 'the body is larger than 64 KiB', { errors: [{ path: 'body', message: 'over 64 KiB' }] });
-    }
-    if (FRAMEWORK_VALIDATION.has(err.code) || err instanceof SyntaxError) {
-      return sendProblem(reply, 'VALIDATION_FAILED', err.message, { errors: [{ path: 'body', message: err.message }] });
-    }
-    const status = err.statusCode ?? 500;
-    if (status === 404) return sendProblem(reply, 'NOT_FOUND', 'not found');
-    if (status >= 400 && status < 500) return sendProblem(reply, 'VALIDATION_FAILED', err.message);
-    req.log.error({ err }, 'unexpected error');
-    return sendProblem(reply, 'INTERNAL', 'something went wrong on our side; it has been logged');
-  });
+  app.setErrorHandler((err: FastifyError, req, reply) => sendAnswer(reply, problemFor(err, req.log)));
+}
+
+/** The problem+json answer for anything thrown while serving a request. */
+export function problemFor(raw: unknown, log: FastifyBaseLogger): ProblemAnswer {
+  const err = translateDbError(raw) as FastifyError | DomainError;
+  if (err instanceof DomainError) {
+    if (err.status >= 500) log.warn({ err: raw, code: err.code }, 'request refused');
+    return problem(err.code, err.message, err.extensions);
+  }
+  if (err.validation) return problem('VALIDATION_FAILED', 'the request is not valid', { errors: fieldErrors(err) });
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return problem('VALIDATION_FAILED', 'the body is larger than 64 KiB', { errors: [{ path: 'body', message: 'over 64 KiB' }] });
+  }
+  if (FRAMEWORK_VALIDATION.has(err.code) || err instanceof SyntaxError) {
+    return problem('VALIDATION_FAILED', err.message, { errors: [{ path: 'body', message: err.message }] });
+  }
+  const status = err.statusCode ?? 500;
+  if (status === 404) return problem('NOT_FOUND', 'not found');
+  if (status >= 400 && status < 500) return problem('VALIDATION_FAILED', err.message);
+  log.error({ err }, 'unexpected error');
+  return problem('INTERNAL', 'something went wrong on our side; it has been logged');
 }
