@@ -14,6 +14,17 @@ export interface Config {
   sweepIntervalMs: number;
   seedDemo: boolean;
   logLevel: string;
+  /** Real Stripe or a running simulator; null: `npm start` runs the bundled simulator. */
+  stripeSecretKey: string | null;
+  stripeApiUrl: string | null;
+  stripeWebhookSecret: string;
+  paysimPort: number;
+  /** How long a booking request waits for the provider's first answer. */
+  paymentTimeoutMs: number;
+  /** First backoff of the reconciler; doubles per check, capped at a minute. */
+  reconcileBaseSeconds: number;
+  workerIntervalMs: number;
+  ticketSigningJwk: string | null;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -48,5 +59,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
     seedDemo: env.BOXOFFICE_DEMO !== '0',
     logLevel: env.LOG_LEVEL || 'info',
+    stripeSecretKey: env.STRIPE_SECRET_KEY || null,
+    stripeApiUrl: env.STRIPE_API_URL || null,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || 'whsec_sim',
+    paysimPort: int(env, 'PAYSIM_PORT', 12111, 0),
+    paymentTimeoutMs: int(env, 'PAYMENT_TIMEOUT_MS', 10_000, 100),
+    reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,
+    workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 250, 10),
+    ticketSigningJwk: env.TICKET_SIGNING_JWK || null,
   });
 }

@@ -1,12 +1,13 @@
-// Entry point: `serve` (default), `migrate`, `seed`.
+// Entry point: `serve` (default), `worker` (background work only), `migrate`, `seed`.
 import { loadConfig } from './config.js';
 import { openService } from './service.js';
 import { seedDemoCatalog } from './app/demoCatalog.js';
+import { startBundledSimulator } from './payments/bundledSimulator.js';
 
 async function main(command: string): Promise<void> {
   const config = loadConfig();
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
-  if (!['serve', 'migrate', 'seed'].includes(command)) throw new Error(`unknown command "${command}" (serve | migrate | seed)`);
+  if (!['serve', 'worker', 'migrate', 'seed'].includes(command)) throw new Error(`unknown command "${command}" (serve | worker | migrate | seed)`);
   say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
   const service = await openService(config, {
     logger: command === 'serve' ? { level: config.logLevel } : false,
@@ -20,10 +21,19 @@ async function main(command: string): Promise<void> {
   if (command === 'seed') return service.close();
 
   service.sweeper.start();
-  await service.app.listen({ host: config.host, port: config.port });
-  const address = service.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  say(`boxoffice is serving on http://${config.host}:${port}  (API docs: http://${config.host}:${port}/docs)`);
+  service.workers.start();
+  if (command === 'serve') {
+    await service.app.listen({ host: config.host, port: config.port });
+    const address = service.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    if (!config.stripeSecretKey) {
+      startBundledSimulator({ port: config.paysimPort, webhookUrl: `http://${config.host}:${port}/v1/payments/webhook`, webhookSecret: config.stripeWebhookSecret, say });
+      say(`payment simulator (Stripe-compatible, key sk_test_sim) on http://127.0.0.1:${config.paysimPort}`);
+    }
+    say(`boxoffice is serving on http://${config.host}:${port}  (API docs: http://${config.host}:${port}/docs)`);
+  } else {
+    say('boxoffice worker: reconciling payments, delivering the outbox, sweeping expired holds');
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

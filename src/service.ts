@@ -14,17 +14,31 @@ import { ensureAdmin } from './app/accounts.js';
 import type { Context } from './app/context.js';
 import { buildApp } from './http/app.js';
 import { Sweeper } from './workers/sweeper.js';
+import { Workers } from './workers/supervisor.js';
+import { StripeProvider, type PaymentProvider } from './payments/provider.js';
+import { TicketSigner } from './tickets/signer.js';
+import { HoldTally } from './app/holdTally.js';
 
 export interface Service {
   ctx: Context;
   app: FastifyInstance;
   sweeper: Sweeper;
+  workers: Workers;
   close(): Promise<void>;
+}
+
+/** The provider named by the configuration: Stripe (or a running simulator), else the bundled simulator's address. */
+export function paymentProvider(config: Readonly<Config>): PaymentProvider {
+  return new StripeProvider({
+    secretKey: config.stripeSecretKey ?? 'sk_test_sim',
+    apiUrl: config.stripeSecretKey ? config.stripeApiUrl : `http://127.0.0.1:${config.paysimPort}`,
+    webhookSecret: config.stripeWebhookSecret,
+  });
 }
 
 export async function openService(
   config: Readonly<Config>,
-  opts: { db?: Database; logger?: boolean | object; log?: (msg: string) => void } = {},
+  opts: { db?: Database; logger?: boolean | object; log?: (msg: string) => void; payments?: PaymentProvider } = {},
 ): Promise<Service> {
   const db = opts.db ?? (await openDatabase({
     url: config.databaseUrl,
@@ -43,17 +57,24 @@ export async function openService(
     metrics: new Metrics(db),
     halls,
     seatMaps: new SeatMaps(db, halls, config.seatMapCacheMs),
+    payments: opts.payments ?? paymentProvider(config),
+    tickets: await TicketSigner.load(db, config.ticketSigningJwk),
+    holdTally: new HoldTally(),
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
+  const workers = new Workers(ctx, app.log);
   return {
     ctx,
     app,
     sweeper,
+    workers,
     async close() {
       await sweeper.pause();
       await app.close();
+      await workers.stop();
+      await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();
     },
   };

@@ -4,6 +4,9 @@ import type { Metrics } from '../metrics.js';
 import type { Config } from '../config.js';
 import type { HallCatalog } from './hallCatalog.js';
 import type { SeatMaps } from './seatMaps.js';
+import type { PaymentProvider } from '../payments/provider.js';
+import type { TicketSigner } from '../tickets/signer.js';
+import type { HoldTally } from './holdTally.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -13,4 +16,7 @@ export interface Context {
   metrics: Metrics;
   halls: HallCatalog;
   seatMaps: SeatMaps;
+  payments: PaymentProvider;
+  tickets: TicketSigner;
+  holdTally: HoldTally;
 }

@@ -44,6 +44,8 @@ export async function holdSeats(
     const holdId = newId('hold');
     const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats, admitted });
     result = claim.outcome;
+    if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
+    else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
     if (claim.outcome !== 'held') throw refusal(claim.outcome, claim.taken ?? []);
     return {
       hold_id: holdId,

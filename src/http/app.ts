@@ -10,6 +10,9 @@ import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
 import holdRoutes from './routes/holds.js';
 import operationRoutes from './routes/operations.js';
+import bookingRoutes from './routes/bookings.js';
+import ticketRoutes from './routes/tickets.js';
+import webhookRoutes from './routes/webhooks.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -39,7 +42,7 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, operationRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes]) {
     await app.register(routes, { ctx });
   }
   return app;

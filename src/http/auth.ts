@@ -12,7 +12,8 @@ declare module 'fastify' {
   }
 }
 
-async function authenticate(ctx: Context, req: FastifyRequest): Promise<Principal | null> {
+/** The principal of a valid bearer token, or null. */
+export async function authenticate(ctx: Context, req: FastifyRequest): Promise<Principal | null> {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match) return null;

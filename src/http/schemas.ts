@@ -133,3 +133,33 @@ export const Hold = Type.Object({
   amount: Type.Integer(),
   currency: Type.String(),
 });
+
+// Bookings
+export const BookingInput = Type.Object({
+  hold_id: Id,
+  payment_method: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export type BookingInput = Static<typeof BookingInput>;
+export const Booking = Type.Object({
+  booking_id: Type.String(),
+  hold_id: Type.String(),
+  show_id: Type.String(),
+  seats: Type.Array(Type.String()),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  status: Type.String(),
+  created_at: Type.String(),
+  refund: Type.Optional(Type.Object({ status: Type.String(), amount: Type.Integer() })),
+});
+
+// Tickets
+export const Ticket = Type.Object({
+  ticket_id: Type.String(),
+  seat: Type.String(),
+  code: Type.String(),
+  qr_svg_url: Type.String(),
+  qr_png_url: Type.String(),
+});
+export const CheckInInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 4096 }) });
+export type CheckInInput = Static<typeof CheckInInput>;
+export const CheckIn = Type.Object({ ticket_id: Type.String(), show_id: Type.String(), seat: Type.String(), checked_in_at: Type.String() });

@@ -5,6 +5,7 @@ import { openService, type Service } from '../../src/service.js';
 import { openPglite } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { HttpClient } from './http.js';
+import { buildSimulator, type Simulator, type SimulatorOptions } from '../../src/payments/simulator/server.js';
 
 export const ADMIN = { email: 'admin@boxoffice.test', password: 'admin-password-1' };
 
@@ -13,12 +14,24 @@ export interface TestService {
   baseUrl: string;
   http: HttpClient;
   adminToken: string;
+  /** The in-process payment simulator, when asked for with `payments`. */
+  simulator: Simulator | null;
   close(): Promise<void>;
 }
 
 export async function startTestService(
-  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean } = {},
+  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean } = {},
 ): Promise<TestService> {
+  let simulator: Simulator | null = null;
+  let simulatorUrl: string | null = null;
+  if (opts.payments) {
+    simulator = await buildSimulator({ webhook: { retryBaseMs: 100, maxAttempts: 10, concurrency: 8 }, ...opts.payments });
+    simulator.start();
+    await simulator.app.listen({ host: '127.0.0.1', port: 0 });
+    const a = simulator.app.server.address();
+    if (!a || typeof a === 'string') throw new Error('no simulator address');
+    simulatorUrl = `http://127.0.0.1:${a.port}`;
+  }
   let database: TestDatabase | null = null;
   if (!opts.pglite) database = await createTestDatabase();
   const config: Config = {
@@ -30,16 +43,23 @@ export async function startTestService(
     seatMapCacheMs: 0,
     sweepIntervalMs: 200,
     poolSize: 20,
+    stripeSecretKey: 'sk_test_sim',
+    stripeApiUrl: simulatorUrl ?? 'http://127.0.0.1:9',
+    paymentTimeoutMs: 2000,
+    reconcileBaseSeconds: 0.2,
+    workerIntervalMs: 100,
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;
   const service = await openService(config, { db });
   if (opts.sweeper !== false) service.sweeper.start();
+  if (opts.workers ?? Boolean(opts.payments)) service.workers.start();
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const http = new HttpClient(baseUrl);
+  simulator?.ctx.webhooks.setEndpoint(`${baseUrl}/v1/payments/webhook`);
   const session = await http.post('/v1/sessions', ADMIN);
   if (session.status !== 200) throw new Error(`admin sign-in failed: ${session.status}`);
   return {
@@ -47,8 +67,10 @@ export async function startTestService(
     baseUrl,
     http,
     adminToken: session.body.token as string,
+    simulator,
     async close() {
       await service.close();
+      await simulator?.close();
       if (db) await db.close();
       await database?.drop();
     },

@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Context } from '../../app/context.js';
 import { sendProblem } from '../problem.js';
+import { requireRole } from '../auth.js';
+import { IdParams } from '../schemas.js';
+import { showStats } from '../../db/stats.js';
+import { notFound } from '../../domain/errors.js';
 
 export default async function operationRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.String() }) } } },
@@ -19,6 +23,16 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
 
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_req, reply) =>
     reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics()));
+
+  app.get<{ Params: IdParams }>('/v1/admin/shows/:id/stats', {
+    onRequest: requireRole(ctx, 'admin'),
+    schema: { tags: ['admin'], summary: "A show's seats, holds, bookings, refunds and double sales (must be 0)", security: [{ bearer: [] }], params: IdParams },
+  }, async (req) => {
+    await ctx.holdTally.flush(ctx.db);
+    const stats = await showStats(ctx.db, req.params.id);
+    if (!stats) throw notFound('show');
+    return stats;
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,0 +1,95 @@
+// Bookings: pay for a hold, read bookings, cancel one.
+import { DomainError, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import * as bookings from '../db/bookings.js';
+import { attachBooking } from '../db/idempotency.js';
+import type { Principal } from '../auth/tokens.js';
+import { applyPaymentOutcome, refundBooking } from './payments.js';
+import { findAttemptByBooking } from '../db/payments.js';
+import { voidTickets } from '../db/tickets.js';
+import type { Context } from './context.js';
+
+export interface BookingView {
+  booking_id: string;
+  hold_id: string;
+  show_id: string;
+  seats: string[];
+  amount: number;
+  currency: string;
+  status: string;
+  created_at: string;
+  refund?: { status: string; amount: number };
+}
+
+export function bookingView(b: bookings.BookingRow): BookingView {
+  return {
+    booking_id: b.booking_id,
+    hold_id: b.hold_id,
+    show_id: b.show_id,
+    seats: b.seats,
+    amount: b.amount,
+    currency: b.currency,
+    status: b.status,
+    created_at: b.created_at.toISOString(),
+    ...(b.refund_status ? { refund: { status: b.refund_status, amount: b.refund_amount! } } : {}),
+  };
+}
+
+/**
+ * Pays for the caller's hold: records the booking and its payment attempt, then
+ * asks the provider (no lock held), then applies the first answer. A lost answer
+ * leaves the booking pending for the reconciler.
+ */
+export async function book(ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string }): Promise<BookingView> {
+  const bookingId = newId('bkg');
+  const attemptId = newId('pay');
+  const entered = await ctx.db.transaction(async (tx) => {
+    const hold = await bookings.enterPayment(tx, {
+      holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
+      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5,
+    });
+    if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
+    return hold;
+  });
+  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released, or not your active hold; nothing was charged');
+  const outcome = await ctx.payments.charge(
+    { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
+    ctx.config.paymentTimeoutMs,
+  );
+  await applyPaymentOutcome(ctx, attemptId, outcome);
+  return bookingView((await bookings.findBooking(ctx.db, bookingId))!);
+}
+
+/** The booking the caller (or an admin) may see; others' bookings answer 404. */
+export async function getBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
+  const b = await bookings.findBooking(ctx.db, id);
+  if (!b || (b.user_id !== caller.userId && caller.role !== 'admin')) throw notFound('booking');
+  return bookingView(b);
+}
+
+export async function listBookings(ctx: Context, caller: Principal): Promise<{ bookings: BookingView[] }> {
+  return { bookings: (await bookings.listBookings(ctx.db, caller.userId)).map(bookingView) };
+}
+
+/**
+ * Cancels a confirmed booking within the show's window: one transaction frees the
+ * seats, voids the tickets and writes the refund to the outbox. A repeat answers
+ * the same and refunds nothing more.
+ */
+export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
+  await ctx.db.transaction(async (tx) => {
+    const b = await bookings.lockBooking(tx, id);
+    if (!b || b.user_id !== caller.userId) throw notFound('booking');
+    if (b.status === 'cancelled') return;
+    if (b.status !== 'confirmed') throw new DomainError('NOT_CANCELLABLE', `a ${b.status} booking cannot be cancelled`);
+    if (!(await bookings.cancellationOpen(tx, b.show_id))) {
+      throw new DomainError('CANCELLATION_WINDOW_CLOSED', 'this show can no longer be cancelled');
+    }
+    const attempt = await findAttemptByBooking(tx, b.booking_id);
+    await bookings.setBookingStatus(tx, b.booking_id, 'cancelled');
+    await bookings.freeSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
+    await voidTickets(tx, b.booking_id);
+    await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');
+  });
+  return bookingView((await bookings.findBooking(ctx.db, id))!);
+}

@@ -1,0 +1,55 @@
+// Idempotency-Key records of the booking route, scoped to the caller.
+import type { Queryable } from './client.js';
+
+export type KeyState =
+  | { kind: 'new' }
+  | { kind: 'reused' }
+  | { kind: 'in_flight' }
+  | { kind: 'replay'; status: number; body: unknown }
+  /** The first request's instance died: this request now owns the key (and the booking it made, if any). */
+  | { kind: 'taken_over'; bookingId: string | null };
+
+/** Claims the key for this request, or says why not. The lease outlives the longest request. */
+export async function claimKey(db: Queryable, userId: string, key: string, fingerprint: string, leaseSeconds: number): Promise<KeyState> {
+  const inserted = await db.query(
+    `insert into idempotency_keys (user_id, key, fingerprint, state, lease_until)
+     values ($1, $2, $3, 'in_flight', now() + make_interval(secs => $4))
+     on conflict (user_id, key) do nothing`,
+    [userId, key, fingerprint, leaseSeconds],
+  );
+  if (inserted.rowCount === 1) return { kind: 'new' };
+  const r = await db.query<{ fingerprint: string; state: string; response_status: number | null; response_body: unknown; booking_id: string | null; expired: boolean }>(
+    `select fingerprint, state, response_status, response_body, booking_id, lease_until < now() as expired
+       from idempotency_keys where user_id = $1 and key = $2`,
+    [userId, key],
+  );
+  const row = r.rows[0];
+  if (!row) return claimKey(db, userId, key, fingerprint, leaseSeconds); // released meanwhile: try again
+  if (row.fingerprint !== fingerprint) return { kind: 'reused' };
+  if (row.state === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
+  if (!row.expired) return { kind: 'in_flight' };
+  const took = await db.query(
+    `update idempotency_keys set lease_until = now() + make_interval(secs => $3)
+      where user_id = $1 and key = $2 and state = 'in_flight' and lease_until < now()`,
+    [userId, key, leaseSeconds],
+  );
+  return took.rowCount === 1 ? { kind: 'taken_over', bookingId: row.booking_id } : { kind: 'in_flight' };
+}
+
+/** Remembers which booking the request created, in the transaction that created it. */
+export async function attachBooking(tx: Queryable, userId: string, key: string, bookingId: string): Promise<void> {
+  await tx.query('update idempotency_keys set booking_id = $3 where user_id = $1 and key = $2', [userId, key, bookingId]);
+}
+
+export async function storeAnswer(db: Queryable, userId: string, key: string, status: number, body: unknown): Promise<void> {
+  await db.query(
+    `update idempotency_keys set state = 'done', lease_until = null, response_status = $3, response_body = $4
+      where user_id = $1 and key = $2`,
+    [userId, key, status, JSON.stringify(body)],
+  );
+}
+
+/** Forgets a key whose request failed on our side (5xx), so that a retry runs again. */
+export async function releaseKey(db: Queryable, userId: string, key: string): Promise<void> {
+  await db.query(`delete from idempotency_keys where user_id = $1 and key = $2 and state = 'in_flight' and booking_id is null`, [userId, key]);
+}

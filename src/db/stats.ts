@@ -1,0 +1,36 @@
+import type { Queryable } from './client.js';
+
+export interface ShowStats {
+  seats: { available: number; held: number; booked: number };
+  holds_created: number;
+  hold_conflicts: number;
+  bookings_confirmed: number;
+  refunds: number;
+  double_sold: number;
+}
+
+/** The admin figures of one show, all computed by query (double_sold must be 0). */
+export async function showStats(db: Queryable, showId: string): Promise<ShowStats | null> {
+  const r = await db.query<Omit<ShowStats, 'seats'> & { available: number; held: number; booked: number }>(
+    `select
+       (select count(*) from show_seats where show_id = $1
+          and (status = 'available' or (status = 'held' and hold_expires_at <= bo_now()))) as available,
+       (select count(*) from show_seats where show_id = $1
+          and (status = 'paying' or (status = 'held' and hold_expires_at > bo_now()))) as held,
+       (select count(*) from show_seats where show_id = $1 and status = 'booked') as booked,
+       coalesce((select holds_created from show_stats where show_id = $1), 0) as holds_created,
+       coalesce((select hold_conflicts from show_stats where show_id = $1), 0) as hold_conflicts,
+       (select count(*) from bookings where show_id = $1 and status = 'confirmed') as bookings_confirmed,
+       (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1) as refunds,
+       (select count(*) from (select seat_id from booking_seats where show_id = $1 and sold
+                               group by seat_id having count(*) > 1) d)
+       + (select count(*) from (select seat_id from tickets where show_id = $1 and status = 'valid'
+                               group by seat_id having count(*) > 1) d) as double_sold
+     where exists (select 1 from shows where id = $1)`,
+    [showId],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  const { available, held, booked, ...rest } = row;
+  return { seats: { available, held, booked }, ...rest };
+}

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import * as bookings from '../../app/bookings.js';
+import type { Context } from '../../app/context.js';
+import { canonicalJson } from '../../domain/ids.js';
+import { claimKey, releaseKey, storeAnswer } from '../../db/idempotency.js';
+import { findBooking } from '../../db/bookings.js';
+import { requireUser } from '../auth.js';
+import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
+import { Booking, BookingInput, IdParams, Problem } from '../schemas.js';
+
+// Longer than any booking request can run (the provider wait is bounded by PAYMENT_TIMEOUT_MS).
+const KEY_LEASE_SECONDS = 60;
+
+function jsonAnswer(status: number, body: unknown): ProblemAnswer {
+  return { status, headers: { 'content-type': status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8' }, body: body as Record<string, unknown> };
+}
+
+export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
+  const user = { onRequest: requireUser(ctx) };
+  const security = [{ bearer: [] }];
+
+  app.post<{ Body: BookingInput }>('/v1/bookings', {
+    ...user,
+    // Validation failures are answered (and stored under the key) by the handler.
+    attachValidation: true,
+    schema: {
+      tags: ['bookings'], summary: 'Pay for a hold (needs Idempotency-Key)', security, body: BookingInput,
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+      response: { 201: Booking, 400: Problem, 409: Problem, 422: Problem },
+    },
+  }, async (req, reply) => {
+    const buyer = req.principal!;
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
+      return sendAnswer(reply, problem('IDEMPOTENCY_KEY_MISSING', 'send an Idempotency-Key header of 1 to 255 characters'));
+    }
+    const fingerprint = createHash('sha256').update(canonicalJson(req.body ?? null)).digest('hex');
+    const state = await claimKey(ctx.db, buyer.userId, key, fingerprint, KEY_LEASE_SECONDS);
+    switch (state.kind) {
+      case 'reused':
+        return sendAnswer(reply, problem('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different body'));
+      case 'in_flight':
+        return sendAnswer(reply, { ...problem('IDEMPOTENCY_KEY_IN_FLIGHT', 'the first request with this Idempotency-Key is still running'), headers: { 'content-type': 'application/problem+json; charset=utf-8', 'retry-after': '1' } });
+      case 'replay':
+        return sendAnswer(reply, jsonAnswer(state.status, state.body));
+    }
+    let answer: ProblemAnswer;
+    try {
+      if (state.kind === 'taken_over' && state.bookingId) {
+        // The first request died after creating its booking: answer with that booking.
+        answer = jsonAnswer(201, bookings.bookingView((await findBooking(ctx.db, state.bookingId))!));
+      } else {
+        if (req.validationError) throw req.validationError;
+        answer = jsonAnswer(201, await bookings.book(ctx, buyer, key, req.body));
+      }
+    } catch (err) {
+      answer = problemFor(err, req.log);
+    }
+    if (answer.status >= 500) await releaseKey(ctx.db, buyer.userId, key);
+    else await storeAnswer(ctx.db, buyer.userId, key, answer.status, answer.body);
+    return sendAnswer(reply, answer);
+  });
+
+  app.get<{ Params: IdParams }>('/v1/bookings/:id', {
+    ...user,
+    schema: { tags: ['bookings'], summary: 'A booking (yours, or any for an admin)', security, params: IdParams, response: { 200: Booking, 404: Problem } },
+  }, async (req) => bookings.getBooking(ctx, req.principal!, req.params.id));
+
+  app.get('/v1/bookings', {
+    ...user,
+    schema: { tags: ['bookings'], summary: 'Your bookings, newest first', security, response: { 200: Type.Object({ bookings: Type.Array(Booking) }) } },
+  }, async (req) => bookings.listBookings(ctx, req.principal!));
+
+  app.post<{ Params: IdParams }>('/v1/bookings/:id/cancel', {
+    ...user,
+    schema: { tags: ['bookings'], summary: 'Cancel a confirmed booking and refund it', security, params: IdParams, response: { 200: Booking, 404: Problem, 409: Problem } },
+  }, async (req) => bookings.cancelBooking(ctx, req.principal!, req.params.id));
+}

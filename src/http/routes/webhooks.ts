@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Context } from '../../app/context.js';
+import { receiveProviderEvent } from '../../app/webhooks.js';
+import { sendProblem } from '../problem.js';
+
+export default async function webhookRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
+  // The signature covers the exact bytes: keep them (this plugin's scope only).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+
+  app.post('/v1/payments/webhook', {
+    schema: { tags: ['bookings'], summary: 'Payment provider events (Stripe-Signature)', hide: false },
+  }, async (req, reply) => {
+    const signature = req.headers['stripe-signature'];
+    let event;
+    try {
+      if (typeof signature !== 'string' || !Buffer.isBuffer(req.body)) throw new Error('missing signature');
+      event = ctx.payments.verifyWebhook(req.body, signature);
+    } catch {
+      return sendProblem(reply, 'WEBHOOK_SIGNATURE_INVALID', 'the Stripe-Signature header is missing or does not verify');
+    }
+    const fresh = await receiveProviderEvent(ctx, { id: event.id, type: event.type, payload: event });
+    return reply.code(200).send({ received: true, duplicate: !fresh });
+  });
+}

@@ -1,0 +1,58 @@
+// Entry point of the payment simulator alone (`npm run paysim`): a Stripe-compatible
+// "bank" on 127.0.0.1:${PAYSIM_PORT ?? 12111} with secret key sk_test_sim. It keeps its
+// records while the service is stopped and restarted.
+//
+// Environment: PAYSIM_HOST, PAYSIM_PORT; PAYSIM_WEBHOOK_URL (no webhooks without it),
+// PAYSIM_WEBHOOK_SECRET (default whsec_sim), PAYSIM_WEBHOOK_RETRY_BASE_MS (1000),
+// PAYSIM_WEBHOOK_MAX_ATTEMPTS (10), PAYSIM_WEBHOOK_CONCURRENCY (8); chaos: PAYSIM_LATENCY_MS, PAYSIM_ERROR_RATE,
+// PAYSIM_TIMEOUT_AFTER_COMMIT_RATE, PAYSIM_WEBHOOK_DUPLICATE_RATE, PAYSIM_WEBHOOK_DELAY_MS,
+// PAYSIM_WEBHOOK_REORDER (true/false), PAYSIM_SEED; LOG_LEVEL. Chaos can also be read
+// and changed at runtime: GET/POST /_sim/chaos (JSON); GET /_sim/health has the counts.
+import { chaosFromEnv } from './chaos.js';
+import { buildSimulator, DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET } from './server.js';
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+async function main(env: NodeJS.ProcessEnv): Promise<void> {
+  const host = env.PAYSIM_HOST || '127.0.0.1';
+  const port = int(env, 'PAYSIM_PORT', 12111, 0);
+  const seed = env.PAYSIM_SEED ? int(env, 'PAYSIM_SEED', 0, 0) : undefined;
+  const sim = await buildSimulator({
+    webhookUrl: env.PAYSIM_WEBHOOK_URL || null,
+    webhookSecret: env.PAYSIM_WEBHOOK_SECRET || DEFAULT_WEBHOOK_SECRET,
+    chaos: chaosFromEnv(env),
+    ...(seed === undefined ? {} : { seed }),
+    webhook: {
+      retryBaseMs: int(env, 'PAYSIM_WEBHOOK_RETRY_BASE_MS', 1000, 1),
+      maxAttempts: int(env, 'PAYSIM_WEBHOOK_MAX_ATTEMPTS', 10, 1),
+      concurrency: int(env, 'PAYSIM_WEBHOOK_CONCURRENCY', 8, 1),
+    },
+    logger: { level: env.LOG_LEVEL || 'info' },
+  });
+  sim.start();
+  await sim.app.listen({ host, port });
+  const say = (msg: string) => process.stdout.write(`${msg}\n`);
+  say(`payment simulator: Stripe-compatible API on http://${host}:${port} (secret key ${DEFAULT_SECRET_KEY})`);
+  say(`payment simulator: webhooks ${env.PAYSIM_WEBHOOK_URL ? `to ${env.PAYSIM_WEBHOOK_URL}` : 'off (set PAYSIM_WEBHOOK_URL)'}; chaos ${JSON.stringify(sim.ctx.chaos.settings)}`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await sim.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main(process.env).catch((err) => {
+  process.stderr.write(`payment simulator failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+// Delivers outbox rows: tickets to issue, refunds to send. At least once; every
+// handler is idempotent (tickets on conflict do nothing, refunds keyed by refund id).
+import { leaseDue, markDone, markFailed, type OutboxEvent } from '../db/outbox.js';
+import { findRefund, markRefundSucceeded } from '../db/payments.js';
+import { issueTickets } from '../app/tickets.js';
+import type { Context } from '../app/context.js';
+
+async function handle(ctx: Context, e: OutboxEvent): Promise<void> {
+  switch (e.topic) {
+    case 'ticket.issue':
+      return issueTickets(ctx, e.payload.booking_id!);
+    case 'refund.create': {
+      const refund = await findRefund(ctx.db, e.payload.refund_id!);
+      if (!refund || refund.status !== 'pending') return;
+      const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount });
+      if (r.kind === 'retry') throw new Error(r.reason);
+      await markRefundSucceeded(ctx.db, refund.id, r.refundId);
+      ctx.metrics.refundsSent.inc({ reason: refund.reason });
+      return;
+    }
+  }
+}
+
+/** One pass: leases due rows and handles them; returns how many it handled. */
+export async function relayOutbox(ctx: Context, log: { warn: (o: object, m: string) => void }): Promise<number> {
+  const due = await leaseDue(ctx.db, 20, 30);
+  await Promise.all(due.map(async (e) => {
+    try {
+      await handle(ctx, e);
+      await markDone(ctx.db, e.id);
+    } catch (err) {
+      log.warn({ err, outbox_id: e.id, topic: e.topic }, 'outbox delivery failed; will retry');
+      await markFailed(ctx.db, e.id, String((err as Error).message ?? err), Math.min(60, 2 ** Math.min(e.attempts, 6) * ctx.config.reconcileBaseSeconds));
+    }
+  }));
+  return due.length;
+}
