@@ -3,6 +3,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { checkRequestedSeats, refusal } from '../domain/holds.js';
 import { newId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
+import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
 
@@ -42,7 +43,11 @@ export async function holdSeats(
       throw err;
     }
     const holdId = newId('hold');
-    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats, admitted });
+    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats, admitted }).catch((err: unknown) => {
+      // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
+      if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+      throw err;
+    });
     result = claim.outcome;
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');

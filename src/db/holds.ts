@@ -46,13 +46,14 @@ export async function findHold(db: Queryable, holdId: string): Promise<HoldRow |
 /**
  * Releases an active hold of this user and frees its seats at once. Seats are
  * locked in ascending order like the claim, so a release and a claim never
- * deadlock. Returns false when there was no active hold to release.
+ * deadlock. Returns false when there was no active hold to release (an expired
+ * hold stays expired: its seats are already free for the next claim).
  */
 export async function releaseHold(db: Queryable, holdId: string, userId: string): Promise<boolean> {
   const r = await db.query<{ released: number }>(
     `with hold as (
        update holds set status = 'released'
-        where id = $1 and user_id = $2 and status = 'active'
+        where id = $1 and user_id = $2 and status = 'active' and expires_at > bo_now()
        returning id, show_id
      ), seats as (
        select s.show_id, s.seat_id from show_seats s join hold h on s.show_id = h.show_id and s.hold_id = h.id

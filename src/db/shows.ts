@@ -50,7 +50,7 @@ export async function insertShow(db: Queryable, id: string, s: ShowSettings): Pr
   await db.query(
     `insert into shows (id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers,
                         hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room)
-     values ($1, $2, $3, $4, coalesce($5::timestamptz, bo_now()), $6, $7, $8, $9, $10, $11)`,
+     values ($1, $2, $3, $4, coalesce($5::timestamptz, least(bo_now(), $4::timestamptz)), $6, $7, $8, $9, $10, $11)`,
     [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
       s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
   );

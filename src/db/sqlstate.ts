@@ -16,6 +16,11 @@ export function translateDbError(err: unknown): unknown {
     case '53300': // too_many_connections
       return Object.assign(new DomainError('OVERLOADED', 'the service is busy; try again shortly', { retry_after: 1 }), { cause: err });
     default:
+      // Class 22 (data exception): the input cannot be stored or compared, e.g. a
+      // NUL byte in text or a year PostgreSQL does not know. The client's fault.
+      if (sqlState(err)?.startsWith('22')) {
+        return Object.assign(new DomainError('VALIDATION_FAILED', 'a value in the request cannot be used (invalid characters or out of range)'), { cause: err });
+      }
       return err;
   }
 }

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Context } from '../app/context.js';
-import { installProblemHandlers } from './problem.js';
+import { installProblemHandlers, problem, sendAnswer } from './problem.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -23,6 +23,13 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
     // Strict types: "7" is not a number and "F7" is not a list.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     return503OnClosing: true,
+    // Errors the router raises before any route runs: problem+json like the rest.
+    frameworkErrors: (err, req, reply) => {
+      const answer = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? problem('NOT_FOUND', 'no resource has an id that long')
+        : problem('VALIDATION_FAILED', `the URL is not valid: ${err.message}`);
+      return sendAnswer(reply, answer);
+    },
   });
   app.decorateRequest('principal', null);
   installProblemHandlers(app);

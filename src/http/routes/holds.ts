@@ -11,9 +11,11 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
 
   app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
     ...user,
-    // The contract answers an unknown show (404) before a bad body (400).
-    preValidation: async (req) => {
+    // The contract answers an unknown show (404) before a bad body (400), even one
+    // that does not parse: so the show is looked up before the body is read.
+    preParsing: async (req, _reply, payload) => {
       if (!(await ctx.halls.forShow((req.params as IdParams).id))) throw notFound('show');
+      return payload;
     },
     schema: {
       tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput,
