@@ -27,7 +27,8 @@ export interface Config {
   ticketSigningJwk: string | null;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+/** An integer environment variable of at least `min`, or the fallback when unset. */
+export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);

@@ -8,16 +8,9 @@
 // PAYSIM_TIMEOUT_AFTER_COMMIT_RATE, PAYSIM_WEBHOOK_DUPLICATE_RATE, PAYSIM_WEBHOOK_DELAY_MS,
 // PAYSIM_WEBHOOK_REORDER (true/false), PAYSIM_SEED; LOG_LEVEL. Chaos can also be read
 // and changed at runtime: GET/POST /_sim/chaos (JSON); GET /_sim/health has the counts.
+import { int } from '../../config.js';
 import { chaosFromEnv } from './chaos.js';
 import { buildSimulator, DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET } from './server.js';
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const host = env.PAYSIM_HOST || '127.0.0.1';
