@@ -16,6 +16,7 @@ declare
   v_show shows%rowtype;
   v_now timestamptz := bo_now();
   v_verdict record;
+  v_taken text[];
 begin
   select * into v_show from shows where id = p_show;
   if not found then
@@ -32,6 +33,18 @@ begin
   end if;
   if v_show.waiting_room and not p_admitted then
     return query select 'queue_required', null::text[], null::timestamptz, null::bigint, null::text; return;
+  end if;
+
+  -- Fast refusal: seats already taken in this statement's snapshot are refused
+  -- without locking anything, so losers of a hot seat do not queue behind its row
+  -- lock (nor take a transaction id and wait for a commit). Refusing a seat that was
+  -- committed as taken when the request arrived is a correct answer.
+  select coalesce(array_agg(s.seat_id order by s.seat_id), '{}') into v_taken
+    from show_seats s
+   where s.show_id = p_show and s.seat_id = any (p_seats)
+     and not (s.status = 'available' or (s.status = 'held' and s.hold_expires_at <= v_now));
+  if cardinality(v_taken) > 0 then
+    return query select 'seat_unavailable', v_taken, null::timestamptz, null::bigint, null::text; return;
   end if;
 
   perform pg_advisory_xact_lock(hashtextextended(p_show || '/' || p_user, 0));

@@ -72,7 +72,15 @@ export async function openService(
     workers,
     async close() {
       await sweeper.pause();
-      await app.close();
+      // Node closes idle keep-alive connections once, when close starts; one that
+      // finishes its request afterwards would hold the close for the keep-alive
+      // timeout (72 s). Keep closing the idle ones until the server is down.
+      const closing = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(closing);
+      }
       await workers.stop();
       await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();

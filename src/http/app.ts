@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Context } from '../app/context.js';
 import { installProblemHandlers, problem, sendAnswer } from './problem.js';
+import { BODY_LIMIT } from './limits.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -14,7 +15,6 @@ import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
 
-export const BODY_LIMIT = 64 * 1024;
 
 export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const app = Fastify({

@@ -42,7 +42,7 @@ export interface ProblemAnswer {
 export function problem(code: ErrorCode, detail: string, extensions: Record<string, unknown> = {}): ProblemAnswer {
   const status = ERROR_STATUS[code];
   const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
-  if (code === 'OVERLOADED') headers['retry-after'] = String(extensions.retry_after ?? 1);
+  if (code === 'OVERLOADED' || extensions.retry_after !== undefined) headers['retry-after'] = String(extensions.retry_after ?? 1);
   return {
     status,
     headers,

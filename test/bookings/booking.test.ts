@@ -19,7 +19,7 @@ describe('bookings', () => {
   beforeAll(async () => {
     t = await startTestService({ payments: {} });
     ({ showId } = await createShow(t));
-    [buyer] = await registerBuyers(t, 1);
+    buyer = (await registerBuyers(t, 1))[0]!;
   });
   afterAll(async () => { await t?.close(); });
 
