@@ -36,6 +36,15 @@ export async function claimKey(db: Queryable, userId: string, key: string, finge
   return took.rowCount === 1 ? { kind: 'taken_over', bookingId: row.booking_id } : { kind: 'in_flight' };
 }
 
+/** Extends the lease of a request still running, so that only a dead one's lease runs out. */
+export async function renewKey(db: Queryable, userId: string, key: string, leaseSeconds: number): Promise<void> {
+  await db.query(
+    `update idempotency_keys set lease_until = now() + make_interval(secs => $3)
+      where user_id = $1 and key = $2 and state = 'in_flight'`,
+    [userId, key, leaseSeconds],
+  );
+}
+
 /** Remembers which booking the request created, in the transaction that created it. */
 export async function attachBooking(tx: Queryable, userId: string, key: string, bookingId: string): Promise<void> {
   await tx.query('update idempotency_keys set booking_id = $3 where user_id = $1 and key = $2', [userId, key, bookingId]);

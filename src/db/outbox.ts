@@ -16,11 +16,12 @@ export async function enqueue(tx: Queryable, topic: OutboxTopic, payload: Record
   await tx.query('insert into outbox (topic, payload) values ($1, $2)', [topic, JSON.stringify(payload)]);
 }
 
-export async function leaseDue(db: Queryable, limit: number, leaseSeconds: number): Promise<OutboxEvent[]> {
+/** Leases due rows of one topic, so a slow topic (refunds) never holds up another (tickets). */
+export async function leaseDue(db: Queryable, topic: OutboxTopic, limit: number, leaseSeconds: number): Promise<OutboxEvent[]> {
   const r = await db.query<OutboxEvent>(
     `with due as (
        select id from outbox
-        where done_at is null and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+        where topic = $3 and done_at is null and next_attempt_at <= now() and (lease_until is null or lease_until < now())
         order by id
         limit $1
           for update skip locked
@@ -28,7 +29,7 @@ export async function leaseDue(db: Queryable, limit: number, leaseSeconds: numbe
      update outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
        from due where o.id = due.id
      returning o.id, o.topic, o.payload, o.attempts`,
-    [limit, leaseSeconds],
+    [limit, leaseSeconds, topic],
   );
   return r.rows;
 }

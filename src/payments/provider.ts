@@ -24,7 +24,7 @@ export interface ChargeRequest {
 export interface PaymentProvider {
   /** Creates and confirms a PaymentIntent keyed by the attempt id; repeating it never charges twice. */
   charge(c: ChargeRequest, timeoutMs: number): Promise<ChargeOutcome>;
-  refund(r: { refundId: string; bookingId: string; paymentIntentId: string; amount: number }): Promise<RefundOutcome>;
+  refund(r: { refundId: string; bookingId: string; paymentIntentId: string; amount: number }, timeoutMs: number): Promise<RefundOutcome>;
   /** Verifies a webhook's Stripe-Signature; throws when it does not verify. */
   verifyWebhook(rawBody: Buffer, signature: string): Stripe.Event;
 }
@@ -87,7 +87,7 @@ export class StripeProvider implements PaymentProvider {
     }
   }
 
-  async refund(r: { refundId: string; bookingId: string; paymentIntentId: string; amount: number }): Promise<RefundOutcome> {
+  async refund(r: { refundId: string; bookingId: string; paymentIntentId: string; amount: number }, timeoutMs: number): Promise<RefundOutcome> {
     try {
       const refund = await this.stripe.refunds.create(
         {
@@ -95,7 +95,7 @@ export class StripeProvider implements PaymentProvider {
           amount: r.amount,
           metadata: { booking_id: r.bookingId, payment_intent: r.paymentIntentId, refund_id: r.refundId },
         },
-        { idempotencyKey: r.refundId, timeout: 15_000 },
+        { idempotencyKey: r.refundId, timeout: timeoutMs },
       );
       return { kind: 'succeeded', refundId: refund.id };
     } catch (err) {

@@ -1,6 +1,6 @@
 // Delivers outbox rows: tickets to issue, refunds to send. At least once; every
 // handler is idempotent (tickets on conflict do nothing, refunds keyed by refund id).
-import { leaseDue, markDone, markFailed, type OutboxEvent } from '../db/outbox.js';
+import { leaseDue, markDone, markFailed, type OutboxEvent, type OutboxTopic } from '../db/outbox.js';
 import { findRefund, markRefundSucceeded } from '../db/payments.js';
 import { issueTickets } from '../app/tickets.js';
 import type { Context } from '../app/context.js';
@@ -12,7 +12,7 @@ async function handle(ctx: Context, e: OutboxEvent): Promise<void> {
     case 'refund.create': {
       const refund = await findRefund(ctx.db, e.payload.refund_id!);
       if (!refund || refund.status !== 'pending') return;
-      const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount });
+      const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount }, ctx.config.paymentTimeoutMs);
       if (r.kind === 'retry') throw new Error(r.reason);
       await markRefundSucceeded(ctx.db, refund.id, r.refundId);
       ctx.metrics.refundsSent.inc({ reason: refund.reason });
@@ -21,9 +21,9 @@ async function handle(ctx: Context, e: OutboxEvent): Promise<void> {
   }
 }
 
-/** One pass: leases due rows and handles them; returns how many it handled. */
-export async function relayOutbox(ctx: Context, log: { warn: (o: object, m: string) => void }): Promise<number> {
-  const due = await leaseDue(ctx.db, 20, 30);
+/** One pass over one topic: leases due rows and handles them; returns how many it handled. */
+export async function relayOutbox(ctx: Context, topic: OutboxTopic, log: { warn: (o: object, m: string) => void }): Promise<number> {
+  const due = await leaseDue(ctx.db, topic, 20, 30);
   await Promise.all(due.map(async (e) => {
     try {
       await handle(ctx, e);

@@ -7,14 +7,16 @@ import { BODY_LIMIT } from '../limits.js';
 import * as bookings from '../../app/bookings.js';
 import type { Context } from '../../app/context.js';
 import { canonicalJson } from '../../domain/ids.js';
-import { claimKey, releaseKey, storeAnswer } from '../../db/idempotency.js';
+import { claimKey, releaseKey, renewKey, storeAnswer } from '../../db/idempotency.js';
 import { findBooking } from '../../db/bookings.js';
 import { requireUser } from '../auth.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, Problem } from '../schemas.js';
 
-// Longer than any booking request can run (the provider wait is bounded by PAYMENT_TIMEOUT_MS).
-const KEY_LEASE_SECONDS = 60;
+// A running request renews its key's lease every few seconds; a request whose
+// instance died leaves a lease that runs out soon, and a repeat then takes over.
+const KEY_LEASE_SECONDS = 15;
+const KEY_RENEW_MS = 5000;
 
 const checkBookingInput = TypeCompiler.Compile(BookingInput);
 
@@ -81,6 +83,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
           return sendAnswer(reply, jsonAnswer(state.status, state.body));
       }
       let answer: ProblemAnswer;
+      const renew = setInterval(() => void renewKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
       try {
         if (state.kind === 'taken_over' && state.bookingId) {
           // The first request died after creating its booking: answer with that booking.
@@ -91,6 +94,8 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
         }
       } catch (err) {
         answer = problemFor(err, req.log);
+      } finally {
+        clearInterval(renew);
       }
       if (answer.status >= 500) await releaseKey(ctx.db, buyer.userId, key);
       else await storeAnswer(ctx.db, buyer.userId, key, answer.status, answer.body);
