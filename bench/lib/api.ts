@@ -1,0 +1,97 @@
+// Fixtures through the public API, as a client would make them: admin session,
+// a show of rows × seats, buyers. Only for setup, so plain and unhurried.
+import { Agent, request } from 'undici';
+import { ADMIN } from './child.js';
+
+const agent = new Agent({ connections: 32, pipelining: 1 });
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+  raw: Buffer;
+}
+
+export async function call(baseUrl: string, method: 'GET' | 'POST', path: string, o: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await request(`${baseUrl}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: agent });
+  const raw = Buffer.from(await res.body.arrayBuffer());
+  const text = raw.toString('utf8');
+  const json = String(res.headers['content-type'] ?? '').includes('json') && text ? JSON.parse(text) : undefined;
+  return { status: res.statusCode, headers: res.headers, body: json, text, raw };
+}
+
+function must(a: Answer, status: number, what: string): Answer {
+  if (a.status !== status) throw new Error(`${what}: expected ${status}, got ${a.status}: ${a.text.slice(0, 500)}`);
+  return a;
+}
+
+export async function adminToken(baseUrl: string): Promise<string> {
+  return must(await call(baseUrl, 'POST', '/v1/sessions', { body: ADMIN }), 200, 'admin sign-in').body.token;
+}
+
+export interface ShowFixture {
+  showId: string;
+  rows: string[];
+  seatsPerRow: number;
+}
+
+/** A show in a hall of `rows` rows A, B, … of `seatsPerRow` seats, one tier, sale open now. */
+export async function createShow(baseUrl: string, token: string, o: { rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number }): Promise<ShowFixture> {
+  const post = async (path: string, body: unknown) => must(await call(baseUrl, 'POST', path, { body, token }), 201, `POST ${path}`).body;
+  const venue = await post('/v1/admin/venues', { name: 'Bench Cinema', city: 'Benchville' });
+  const rows = Array.from({ length: o.rows }, (_, i) => String.fromCharCode(65 + i));
+  const hall = await post('/v1/admin/halls', {
+    venue_id: venue.id, name: 'Screen 1', layout: { rows: rows.map((row) => ({ row, seats: o.seatsPerRow, tier: 'standard' })) },
+  });
+  const event = await post('/v1/admin/events', { title: 'Bench Film', kind: 'film', duration_minutes: 100 });
+  const show = await post('/v1/admin/shows', {
+    event_id: event.id,
+    hall_id: hall.id,
+    starts_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    // A minute back, so a database clock slightly behind ours still finds the sale open.
+    sale_opens_at: new Date(Date.now() - 60_000).toISOString(),
+    currency: 'EUR',
+    price_tiers: { standard: 1000 },
+    ...(o.hold_ttl_seconds !== undefined ? { hold_ttl_seconds: o.hold_ttl_seconds } : {}),
+    ...(o.per_user_limit !== undefined ? { per_user_limit: o.per_user_limit } : {}),
+  });
+  return { showId: show.id, rows, seatsPerRow: o.seatsPerRow };
+}
+
+export interface Buyer {
+  index: number;
+  userId: string;
+  token: string;
+  email: string;
+}
+
+export function buyerEmail(i: number): string {
+  return `buyer-${i}@bench.example`;
+}
+
+/** Registers buyers 1..n (scrypt makes each slow on purpose: 16 at a time). */
+export async function registerBuyers(baseUrl: string, n: number, progress?: (done: number) => void): Promise<Buyer[]> {
+  const buyers: Buyer[] = [];
+  for (let start = 1; start <= n; start += 16) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(16, n - start + 1) }, async (_, k) => {
+        const index = start + k;
+        const email = buyerEmail(index);
+        const r = must(await call(baseUrl, 'POST', '/v1/users', { body: { email, password: 'bench-password-1' } }), 201, `register ${email}`);
+        return { index, userId: r.body.user_id as string, token: r.body.token as string, email };
+      }),
+    );
+    buyers.push(...batch);
+    progress?.(buyers.length);
+  }
+  return buyers;
+}
+
+export async function closeApiClient(): Promise<void> {
+  await agent.close();
+}
