@@ -15,8 +15,15 @@ const MAX_HALLS = 64;
 export class HallCatalog {
   private readonly layouts = new Map<string, Promise<HallLayout>>();
   private readonly showHall = new Map<string, string>();
+  private readonly loaded = new Map<string, HallLayout>();
 
   constructor(private readonly db: Queryable) {}
+
+  /** The layout of a show already in memory, without a promise round trip (the hot path). */
+  known(showId: string): HallLayout | undefined {
+    const hallId = this.showHall.get(showId);
+    return hallId === undefined ? undefined : this.loaded.get(hallId);
+  }
 
   /** The hall layout of a show, or null when the show does not exist. */
   async forShow(showId: string): Promise<HallLayout | null> {
@@ -34,9 +41,17 @@ export class HallCatalog {
   forHall(hallId: string): Promise<HallLayout> {
     let layout = this.layouts.get(hallId);
     if (!layout) {
-      layout = hallSeats(this.db, hallId).then((seats) => ({ hallId, seats, seatIds: new Set(seats.map((s) => s.seat_id)) }));
+      layout = hallSeats(this.db, hallId).then((seats) => {
+        const loaded = { hallId, seats, seatIds: new Set(seats.map((s) => s.seat_id)) };
+        this.loaded.set(hallId, loaded);
+        return loaded;
+      });
       layout.catch(() => this.layouts.delete(hallId));
-      if (this.layouts.size >= MAX_HALLS) this.layouts.delete(this.layouts.keys().next().value!);
+      if (this.layouts.size >= MAX_HALLS) {
+        const oldest = this.layouts.keys().next().value!;
+        this.layouts.delete(oldest);
+        this.loaded.delete(oldest);
+      }
       this.layouts.set(hallId, layout);
     }
     return layout;

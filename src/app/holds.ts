@@ -1,5 +1,5 @@
 // Holds: take seats for a buyer, read a hold, release it.
-import { DomainError, notFound } from '../domain/errors.js';
+import { DomainError, notFound, type Refusal } from '../domain/errors.js';
 import { checkRequestedSeats, refusal } from '../domain/holds.js';
 import { newId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
@@ -19,7 +19,8 @@ export interface HoldView {
 
 /**
  * Holds every requested seat for the buyer, or none. Plan outside (seat ids
- * checked against the hall in memory), then one claim round trip decides.
+ * checked against the hall in memory), then one claim round trip decides. The
+ * claim's refusals come back as data; only rare failures are thrown.
  */
 export async function holdSeats(
   ctx: Context,
@@ -27,11 +28,11 @@ export async function holdSeats(
   showId: string,
   seats: readonly string[],
   admitted: boolean,
-): Promise<HoldView> {
+): Promise<{ hold: HoldView } | { refused: Refusal }> {
   const stop = ctx.metrics.holdDuration.startTimer();
   let result = 'error';
   try {
-    const layout = await ctx.halls.forShow(showId);
+    const layout = ctx.halls.known(showId) ?? (await ctx.halls.forShow(showId));
     if (!layout) {
       result = 'show_not_found';
       throw notFound('show');
@@ -51,8 +52,8 @@ export async function holdSeats(
     result = claim.outcome;
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') throw refusal(claim.outcome, claim.taken ?? []);
-    return {
+    if (claim.outcome !== 'held') return { refused: refusal(claim.outcome, claim.taken ?? []) };
+    return { hold: {
       hold_id: holdId,
       show_id: showId,
       seats: [...seats],
@@ -60,7 +61,7 @@ export async function holdSeats(
       expires_at: claim.expires_at!.toISOString(),
       amount: claim.amount!,
       currency: claim.currency!,
-    };
+    } };
   } finally {
     ctx.metrics.holdAttempts.inc({ result });
     stop();

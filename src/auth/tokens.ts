@@ -30,13 +30,34 @@ export class UserTokens {
       .sign(await this.key);
   }
 
+  // Tokens already verified, until they expire: a buyer sends the same token with
+  // every request, and verifying an HMAC through WebCrypto is the hot path's
+  // largest cost. Only verified tokens enter; the map is bounded.
+  private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
+
+  /** The principal of a token verified before and not yet expired, or null. */
+  cached(token: string): Principal | null {
+    const hit = this.verified.get(token);
+    if (!hit) return null;
+    if (hit.expiresAtMs <= Date.now()) {
+      this.verified.delete(token);
+      return null;
+    }
+    return hit.principal;
+  }
+
   /** The principal, or null for a forged, expired or malformed token. */
   async verify(token: string): Promise<Principal | null> {
+    const hit = this.cached(token);
+    if (hit) return hit;
     try {
       const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       const role = payload.role;
-      if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role)) return null;
-      return { userId: payload.sub, role: role as Role };
+      if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role) || typeof payload.exp !== 'number') return null;
+      const principal = { userId: payload.sub, role: role as Role };
+      if (this.verified.size >= 50_000) this.verified.clear();
+      this.verified.set(token, { principal, expiresAtMs: payload.exp * 1000 });
+      return principal;
     } catch {
       return null;
     }

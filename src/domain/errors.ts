@@ -48,6 +48,17 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * A refusal as plain data, for hot paths where refusing is the common answer
+ * (most holds of a hot show are 409s): no Error, no stack trace, no throw.
+ */
+export interface Refusal {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  extensions: Record<string, unknown>;
+}
+
 export function validationFailed(message: string, errors: FieldError[] = []): DomainError {
   return new DomainError('VALIDATION_FAILED', message, errors.length ? { errors } : {});
 }

@@ -1,5 +1,5 @@
 // Rules about a hold request that need no database. Pure.
-import { DomainError, validationFailed, type ErrorCode, type FieldError } from './errors.js';
+import { ERROR_STATUS, validationFailed, type ErrorCode, type FieldError, type Refusal } from './errors.js';
 
 /** Checks a requested seat list against the hall's seats: no duplicates, no unknown seats. */
 export function checkRequestedSeats(requested: readonly string[], hallSeats: ReadonlySet<string>): void {
@@ -36,7 +36,7 @@ const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message
   limit_exceeded: { code: 'LIMIT_EXCEEDED', message: 'this hold would exceed the per-user limit of this show' },
 };
 
-export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, taken: readonly string[] = []): DomainError {
+export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, taken: readonly string[] = []): Refusal {
   const { code, message } = REFUSALS[outcome];
-  return new DomainError(code, message, outcome === 'seat_unavailable' ? { taken } : {});
+  return { code, status: ERROR_STATUS[code], message, extensions: outcome === 'seat_unavailable' ? { taken } : {} };
 }

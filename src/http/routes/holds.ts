@@ -3,6 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
+import { sendProblem } from '../problem.js';
 import { Hold, HoldInput, IdParams, Problem } from '../schemas.js';
 
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
@@ -14,7 +15,8 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
     // The contract answers an unknown show (404) before a bad body (400), even one
     // that does not parse: so the show is looked up before the body is read.
     preParsing: async (req, _reply, payload) => {
-      if (!(await ctx.halls.forShow((req.params as IdParams).id))) throw notFound('show');
+      const showId = (req.params as IdParams).id;
+      if (!ctx.halls.known(showId) && !(await ctx.halls.forShow(showId))) throw notFound('show');
       return payload;
     },
     schema: {
@@ -24,7 +26,9 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
   }, async (req, reply) => {
     // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
     const admitted = false;
-    return reply.code(201).send(await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, admitted));
+    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, admitted);
+    if ('refused' in result) return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
+    return reply.code(201).send(result.hold);
   });
 
   app.get<{ Params: IdParams }>('/v1/holds/:id', {
