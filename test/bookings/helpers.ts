@@ -1,6 +1,8 @@
 // Shared helpers of the booking, ticket, check-in and cancellation tests (not a test file).
 import { expect } from 'vitest';
 import type { HttpAnswer } from '../support/http.js';
+import { describeAnswer } from '../support/problems.js';
+export { expectProblem } from '../support/problems.js';
 import type { TestService } from '../support/service.js';
 import type { Buyer } from '../support/catalog.js';
 import { registerBuyers } from '../support/catalog.js';
@@ -18,17 +20,6 @@ export async function until<T>(what: string, f: () => Promise<T | null | undefin
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function describeAnswer(r: HttpAnswer): string {
-  return `${r.status} ${String(r.headers['content-type'])} ${r.text.slice(0, 500)}`;
-}
-
-/** An RFC 9457 problem with the given HTTP status and contract code. */
-export function expectProblem(r: HttpAnswer, status: number, code: string): void {
-  expect(r.status, describeAnswer(r)).toBe(status);
-  expect(String(r.headers['content-type']), describeAnswer(r)).toMatch(/^application\/problem\+json/);
-  expect(r.body, describeAnswer(r)).toMatchObject({ status, code });
-}
 
 export function expectStatus(r: HttpAnswer, status: number): void {
   expect(r.status, describeAnswer(r)).toBe(status);
