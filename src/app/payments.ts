@@ -14,6 +14,11 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     await payments.markAttemptUnknown(ctx.db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
     return;
   }
+  // The same answer arriving again (the request's own answer, then its webhook, a
+  // duplicate delivery, a late reconciler) was applied in the transaction that
+  // recorded it: nothing to do, no transaction, no lock.
+  const known = await payments.findAttempt(ctx.db, attemptId);
+  if (!known || known.status === outcome.kind) return;
   await ctx.db.transaction(async (tx) => {
     const attempt = await payments.findAttempt(tx, attemptId);
     if (!attempt) return;
