@@ -89,4 +89,14 @@ describe('bookings', () => {
     await new Promise((res) => setTimeout(res, 500));
     expect(refunds).toHaveLength(1);
   });
+
+  it("shows a booking to its owner and an admin, and to nobody else", async () => {
+    const holdId = await hold(['E1']);
+    const r = await book(holdId, 'pm_card_visa', 'k-visibility');
+    const [other] = await registerBuyers(t, 1);
+    expect((await t.http.get(`/v1/bookings/${r.body.booking_id}`, buyer.token)).status).toBe(200);
+    expect((await t.http.get(`/v1/bookings/${r.body.booking_id}`, t.adminToken)).body.booking_id).toBe(r.body.booking_id);
+    expect((await t.http.get(`/v1/bookings/${r.body.booking_id}`, other!.token)).status).toBe(404);
+    expect((await t.http.get('/v1/bookings', other!.token)).body.bookings).toEqual([]);
+  });
 });
