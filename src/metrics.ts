@@ -1,6 +1,8 @@
 // Prometheus metrics of one instance (prom-client).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/client.js';
+import * as figures from './db/figures.js';
+import type { Figure } from './db/figures.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -56,56 +58,23 @@ export class Metrics {
       },
     });
     // Figures that must hold across all instances come from the database at scrape time.
-    new Gauge({
-      name: 'boxoffice_bookings',
-      help: 'Bookings by status',
-      labelNames: ['status'] as const,
-      registers: [this.registry],
-      async collect() {
-        const r = await db.query<{ status: string; n: number }>('select status, count(*) as n from bookings group by status');
-        this.reset();
-        for (const row of r.rows) this.set({ status: row.status }, row.n);
-      },
-    });
-    new Gauge({
-      name: 'boxoffice_reconciliation_backlog',
-      help: 'Payment attempts whose outcome is not known yet',
-      registers: [this.registry],
-      async collect() {
-        const r = await db.query<{ n: number }>(`select count(*) as n from payment_attempts where status in ('created', 'unknown')`);
-        this.set(r.rows[0]!.n);
-      },
-    });
-    new Gauge({
-      name: 'boxoffice_reconciliation_lag_seconds',
-      help: 'Age of the oldest payment attempt whose outcome is not known yet',
-      registers: [this.registry],
-      async collect() {
-        const r = await db.query<{ s: number | null }>(
-          `select extract(epoch from now() - min(created_at))::float8 as s from payment_attempts where status in ('created', 'unknown')`);
-        this.set(r.rows[0]!.s ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'boxoffice_refunds',
-      help: 'Refunds by reason and status (seats_lost: money taken for seats the booking could not get)',
-      labelNames: ['reason', 'status'] as const,
-      registers: [this.registry],
-      async collect() {
-        const r = await db.query<{ reason: string; status: string; n: number }>('select reason, status, count(*) as n from refunds group by 1, 2');
-        this.reset();
-        for (const row of r.rows) this.set({ reason: row.reason, status: row.status }, row.n);
-      },
-    });
-    new Gauge({
-      name: 'boxoffice_double_sold_seats',
-      help: 'Seats sold more than once (must be 0)',
-      registers: [this.registry],
-      async collect() {
-        const r = await db.query<{ n: number }>(
-          `select count(*) as n from (select 1 from booking_seats where sold group by show_id, seat_id having count(*) > 1) d`);
-        this.set(r.rows[0]!.n);
-      },
-    });
+    const fromDb = (name: string, help: string, labelNames: string[], read: () => Promise<Figure[]>) =>
+      new Gauge({
+        name, help, labelNames, registers: [this.registry],
+        async collect() {
+          const values = await read();
+          this.reset();
+          for (const f of values) this.set(f.labels, f.value);
+        },
+      });
+    fromDb('boxoffice_bookings', 'Bookings by status', ['status'], () => figures.bookingsByStatus(db));
+    fromDb('boxoffice_reconciliation_backlog', 'Payment attempts whose outcome is not known yet', [],
+      async () => [{ labels: {}, value: (await figures.reconciliationBacklog(db)).open }]);
+    fromDb('boxoffice_reconciliation_lag_seconds', 'Age of the oldest payment attempt whose outcome is not known yet', [],
+      async () => [{ labels: {}, value: (await figures.reconciliationBacklog(db)).oldestSeconds }]);
+    fromDb('boxoffice_refunds', 'Refunds by reason and status (seats_lost: money taken for seats the booking could not get)',
+      ['reason', 'status'], () => figures.refundsByReason(db));
+    fromDb('boxoffice_double_sold_seats', 'Seats sold more than once (must be 0)', [],
+      async () => [{ labels: {}, value: await figures.doubleSoldSeats(db) }]);
   }
 }

@@ -20,9 +20,7 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
   const known = await payments.findAttempt(ctx.db, attemptId);
   if (!known || known.status === outcome.kind) return;
   await ctx.db.transaction(async (tx) => {
-    const attempt = await payments.findAttempt(tx, attemptId);
-    if (!attempt) return;
-    const booking = await bookings.lockBooking(tx, attempt.booking_id);
+    const booking = await bookings.lockBooking(tx, known.booking_id);
     if (!booking) return;
     const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId);
     const where = { holdId: booking.hold_id, showId: booking.show_id, bookingId: booking.booking_id };

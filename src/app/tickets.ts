@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import QRCode from 'qrcode';
 import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { findBooking } from '../db/bookings.js';
+import { findBooking, lockBooking } from '../db/bookings.js';
 import * as tickets from '../db/tickets.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
@@ -21,8 +21,7 @@ export async function issueTickets(ctx: Context, bookingId: string): Promise<voi
   );
   await ctx.db.transaction(async (tx) => {
     // Re-checked under the booking's lock: a cancellation that won the race issues nothing.
-    const b = await tx.query<{ status: string }>('select status from bookings where id = $1 for update', [bookingId]);
-    if (b.rows[0]?.status === 'confirmed') await tickets.insertTickets(tx, rows);
+    if ((await lockBooking(tx, bookingId))?.status === 'confirmed') await tickets.insertTickets(tx, rows);
   });
 }
 

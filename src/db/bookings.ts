@@ -81,8 +81,7 @@ export async function enterPayment(
 
 /** Locks the booking row so that outcomes arriving together (answer, webhook, reconciler) apply once. */
 export async function lockBooking(tx: Queryable, bookingId: string): Promise<BookingRow | null> {
-  await tx.query('select 1 from bookings where id = $1 for update', [bookingId]);
-  return findBooking(tx, bookingId);
+  return (await tx.query<BookingRow>(`${BOOKING} where b.id = $1 for update of b`, [bookingId])).rows[0] ?? null;
 }
 
 /** Books the hold's paying seats for this booking (seat order). Returns how many seats it got. */

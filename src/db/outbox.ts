@@ -44,10 +44,3 @@ export async function markFailed(db: Queryable, id: number, error: string, retry
     [id, error.slice(0, 500), retryInSeconds],
   );
 }
-
-export async function outboxBacklog(db: Queryable): Promise<{ pending: number; oldest_seconds: number }> {
-  const r = await db.query<{ pending: number; oldest_seconds: number | null }>(
-    `select count(*) as pending, extract(epoch from now() - min(created_at))::float8 as oldest_seconds from outbox where done_at is null`,
-  );
-  return { pending: r.rows[0]!.pending, oldest_seconds: r.rows[0]!.oldest_seconds ?? 0 };
-}

@@ -8,41 +8,7 @@ import type { Context } from '../app/context.js';
 import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
-
-type Log = { warn: (o: object, m: string) => void };
-
-class Loop {
-  private timer: NodeJS.Timeout | null = null;
-  private pass: Promise<void> | null = null;
-  private stopped = true;
-
-  constructor(private readonly name: string, private readonly task: () => Promise<unknown>, private readonly intervalMs: number, private readonly log: Log) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.pass;
-  }
-
-  runOnce(): Promise<void> {
-    this.pass ??= this.task().then(
-      () => undefined,
-      (err: unknown) => this.log.warn({ err, task: this.name }, 'worker pass failed; the next pass retries'),
-    ).finally(() => { this.pass = null; });
-    return this.pass;
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.runOnce().then(() => this.schedule(this.intervalMs)), delay);
-    this.timer.unref();
-  }
-}
+import { Loop, type Log } from './loop.js';
 
 export class Workers {
   private readonly loops: Loop[];

@@ -3,43 +3,28 @@
 import type { Database } from '../db/client.js';
 import { sweepExpiredSeats } from '../db/seats.js';
 import type { Metrics } from '../metrics.js';
+import { Loop, type Log } from './loop.js';
 
 export class Sweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop: Loop;
 
-  constructor(
-    private readonly db: Database,
-    private readonly metrics: Metrics,
-    private readonly intervalMs: number,
-    private readonly log: { warn: (obj: object, msg: string) => void },
-  ) {}
+  constructor(db: Database, metrics: Metrics, intervalMs: number, log: Log) {
+    this.loop = new Loop('sweeper', async () => {
+      const freed = await sweepExpiredSeats(db, 5000);
+      if (freed.length) metrics.seatsSwept.inc(freed.length);
+    }, intervalMs, log);
+  }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.sweepOnce(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
-  /** Stops the timer and waits for a sweep in progress. */
-  async pause(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  /** Stops the sweeps and waits for one in progress. */
+  pause(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** One pass: frees up to a batch of expired seats. Overlapping calls share one pass. */
   sweepOnce(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        const freed = await sweepExpiredSeats(this.db, 5000);
-        if (freed.length) this.metrics.seatsSwept.inc(freed.length);
-      } catch (err) {
-        this.log.warn({ err }, 'sweep failed; next pass retries');
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.loop.runOnce();
   }
 }

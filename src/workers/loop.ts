@@ -1,0 +1,39 @@
+// A background task run every interval, one pass at a time: a pass that fails
+// is logged and the next one retries. Every worker of an instance is one Loop.
+export type Log = { warn: (o: object, m: string) => void };
+
+export class Loop {
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(private readonly name: string, private readonly task: () => Promise<unknown>, private readonly intervalMs: number, private readonly log: Log) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops scheduling and waits for a pass in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  /** One pass now; overlapping calls share the pass in progress. */
+  runOnce(): Promise<void> {
+    this.pass ??= this.task().then(
+      () => undefined,
+      (err: unknown) => this.log.warn({ err, task: this.name }, 'worker pass failed; the next pass retries'),
+    ).finally(() => { this.pass = null; });
+    return this.pass;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.runOnce().then(() => this.schedule(this.intervalMs)), delay);
+    this.timer.unref();
+  }
+}
