@@ -39,25 +39,55 @@ export function ensureBuild(log: (s: string) => void = () => {}): string {
   return main;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The kernel's range of ephemeral ports, from which outgoing connections take their local port. */
+function ephemeralPorts(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (lo && hi) return [lo, hi];
+  } catch {
+    // not Linux: the IANA range
+  }
+  return [49152, 65535];
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 
-class EarlyExit extends Error {}
+/**
+ * A free port below the ephemeral range, for a service that is killed and
+ * started again on it. While the service is down, a port from the ephemeral
+ * range can be taken as the local end of an outgoing connection (the buyers',
+ * the database pool's, the simulator's webhooks), or a buyer's connect to it can
+ * connect to itself; either makes the restart fail with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralPorts();
+  const low = 10_000;
+  const high = Math.max(low + 1000, ephemeralLow) - 1;
+  for (let tries = 0; tries < 100; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`no free port in ${low}-${high}`);
+}
+
+class EarlyExit extends Error {
+  constructor(message: string, readonly reason: string) {
+    super(message);
+  }
+}
 
 export class ChildService {
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
   starts = 0;
-  failedStarts = 0;
+  /** Starts that died before getting ready, each with the reason from its log. */
+  readonly failedStarts: string[] = [];
   /** Exits nobody asked for (the service died by itself while serving). */
   readonly unexpectedExits: string[] = [];
   private killing = false;
@@ -77,8 +107,9 @@ export class ChildService {
 
   /**
    * Starts the service and waits until GET /readyz answers 200. A start that
-   * dies early (e.g. "too many clients" on a PostgreSQL shared with other test
-   * runs) is retried after a pause; such retries are counted in failedStarts.
+   * dies early is recorded in failedStarts with its reason (the test asserts
+   * there is none) and tried again after a pause, so that the test still runs
+   * to the end and reports everything else it finds.
    */
   async start(readyTimeoutMs = 60_000): Promise<number> {
     const started = Date.now();
@@ -87,8 +118,9 @@ export class ChildService {
         await this.startOnce(started + readyTimeoutMs);
         return Date.now() - started;
       } catch (err) {
-        if (!(err instanceof EarlyExit) || Date.now() - started > readyTimeoutMs) throw err;
-        this.failedStarts++;
+        if (!(err instanceof EarlyExit)) throw err;
+        this.failedStarts.push(`start ${this.starts}: ${err.reason}`);
+        if (Date.now() - started > readyTimeoutMs) throw err;
         await new Promise((r) => setTimeout(r, 500));
       }
     }
@@ -115,7 +147,9 @@ export class ChildService {
     while (Date.now() < deadline) {
       if (gone) {
         this.child = null;
-        throw new EarlyExit(`the service exited while starting; log tail:\n${this.logTail()}`);
+        const tail = this.logTail(20);
+        const reason = tail.split('\n').reverse().find((l) => /error|fail|EADDRINUSE|too many/i.test(l)) ?? tail.trim().split('\n').pop() ?? '(empty log)';
+        throw new EarlyExit(`the service exited while starting; log tail:\n${tail}`, reason.slice(0, 400));
       }
       try {
         const r = await request(`${this.baseUrl}/readyz`, { headersTimeout: 1000, bodyTimeout: 1000 });

@@ -13,6 +13,16 @@ export function envInt(name: string, fallback: number): number {
   return Math.floor(n);
 }
 
+function count(tally: Record<string, number>, key: string): void {
+  tally[key] = (tally[key] ?? 0) + 1;
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code ?? e?.name;
+  return typeof code === 'string' ? code : 'unknown';
+}
+
 export interface Answer {
   status: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,9 +33,17 @@ export interface Answer {
 /**
  * A client that reports a lost connection, a refused connect or a timeout as a
  * thrown error (the caller decides whether to repeat), never as an answer.
+ * Callers repeat 5xx answers and failed exchanges, so the client counts every
+ * one of them here, where no caller can skip it, for the test to assert on.
  */
 export class BuyerHttp {
   private readonly agent: Agent;
+  /** Every 5xx answer, by "status code" (e.g. "503 OVERLOADED", "500 INTERNAL"). */
+  readonly serverErrors: Record<string, number> = {};
+  /** The first few 5xx answers in full (method, path, status, body). */
+  readonly serverErrorSamples: string[] = [];
+  /** Every exchange that got no answer, by error code (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...). */
+  readonly connectionErrors: Record<string, number> = {};
 
   constructor(readonly baseUrl: string, private readonly timeoutMs: number, connections = 256) {
     // No keep-alive reuse across a restart matters here: a dead socket throws and the caller retries.
@@ -41,15 +59,30 @@ export class BuyerHttp {
       headers['content-type'] = 'application/json';
     }
     const timeout = opts.timeoutMs ?? this.timeoutMs;
-    const res = await request(`${this.baseUrl}${path}`, {
-      method, headers, body, dispatcher: this.agent, headersTimeout: timeout, bodyTimeout: timeout,
-    });
-    const text = await res.body.text();
+    let status: number;
+    let text: string;
+    let resHeaders: Answer['headers'];
+    try {
+      const res = await request(`${this.baseUrl}${path}`, {
+        method, headers, body, dispatcher: this.agent, headersTimeout: timeout, bodyTimeout: timeout,
+      });
+      status = res.statusCode;
+      resHeaders = res.headers;
+      text = await res.body.text();
+    } catch (err) {
+      count(this.connectionErrors, errorCode(err));
+      throw err;
+    }
     let parsed: unknown = undefined;
-    if (text && String(res.headers['content-type'] ?? '').includes('json')) {
+    if (text && String(resHeaders['content-type'] ?? '').includes('json')) {
       try { parsed = JSON.parse(text); } catch { parsed = text; }
     }
-    return { status: res.statusCode, body: parsed, headers: res.headers };
+    if (status >= 500) {
+      const code = (parsed as { code?: unknown } | undefined)?.code;
+      count(this.serverErrors, `${status} ${typeof code === 'string' ? code : '-'}`);
+      if (this.serverErrorSamples.length < 10) this.serverErrorSamples.push(`${method} ${path.replace(/\?.*/, '')}: ${status} ${text.slice(0, 300)}`);
+    }
+    return { status, body: parsed, headers: resHeaders };
   }
 
   close(): Promise<void> {
@@ -160,6 +193,12 @@ export async function bookUntilDefinitive(o: BookingOptions, rec: BookingRecord)
       if (r.status === 200 && r.body.status !== 'pending') {
         rec.final = r.body.status as Definitive;
         rec.definitiveMs = Date.now() - started;
+        return rec;
+      }
+      // 5xx: counted by the client and repeated; any other refusal is a wrong answer.
+      if (r.status !== 200 && r.status < 500) {
+        rec.final = `unexpected_${r.status}_${String(r.body?.code ?? '')}`;
+        o.onError?.(`GET /v1/bookings/${rec.bookingId}: ${r.status} ${JSON.stringify(r.body)}`);
         return rec;
       }
     } catch {
