@@ -2,14 +2,20 @@
 // test can SIGKILL and start again on the same port and database. Not a test file.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** A private build, so a test never races another build of dist/ on a shared machine. */
-export const BUILD_DIR = path.join(ROOT, 'node_modules', '.cache', 'boxoffice-resilience', 'dist');
+/**
+ * A private build of this checkout, so a test never races another build of dist/
+ * on a shared machine. Keyed by the checkout: worktrees may share one node_modules
+ * (a link), and must not run each other's builds. Under node_modules so that the
+ * build finds its packages.
+ */
+export const BUILD_DIR = path.join(ROOT, 'node_modules', '.cache', 'boxoffice-resilience', createHash('sha256').update(ROOT).digest('hex').slice(0, 16), 'dist');
 const STAMP = path.join(BUILD_DIR, '.built-at');
 
 function newestMtime(dir: string): number {
