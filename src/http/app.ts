@@ -7,6 +7,7 @@ import type { Context } from '../app/context.js';
 import { installProblemHandlers, problem, sendAnswer } from './problem.js';
 import { BODY_LIMIT } from './limits.js';
 import { clientErrorHandler, installHttpLayerProblems } from './httpLayer.js';
+import { loggerOptions } from './logging.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -19,7 +20,7 @@ import webhookRoutes from './routes/webhooks.js';
 
 export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: loggerOptions(opts.logger),
     bodyLimit: BODY_LIMIT,
     // Strict types: "7" is not a number and "F7" is not a list.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
