@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Context } from '../../app/context.js';
 import { sendProblem } from '../problem.js';
 import { requireRole } from '../auth.js';
+import { SCRAPE_REFUSED, scrapeAllowed } from '../metricsEndpoint.js';
 import { IdParams } from '../schemas.js';
 import { showStats } from '../../db/stats.js';
 import { notFound } from '../../domain/errors.js';
@@ -21,8 +22,15 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
     }
   });
 
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_req, reply) =>
-    reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics()));
+  // With METRICS_PORT the metrics live on their own listener (metricsEndpoint.ts): here they are a 404.
+  if (ctx.config.metricsPort === null) {
+    app.get('/metrics', {
+      onRequest: async (req, reply) => {
+        if (!scrapeAllowed(ctx.config, req.headers.authorization)) return sendProblem(reply, 'UNAUTHENTICATED', SCRAPE_REFUSED);
+      },
+      schema: { tags: ['operations'], summary: 'Prometheus metrics (a bearer METRICS_TOKEN when the service has one)' },
+    }, async (_req, reply) => reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics()));
+  }
 
   app.get<{ Params: IdParams }>('/v1/admin/shows/:id/stats', {
     onRequest: requireRole(ctx, 'admin'),
