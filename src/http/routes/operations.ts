@@ -5,8 +5,7 @@ import { sendProblem } from '../problem.js';
 import { requireRole } from '../auth.js';
 import { SCRAPE_REFUSED, scrapeAllowed } from '../metricsEndpoint.js';
 import { IdParams } from '../schemas.js';
-import { showStats } from '../../db/stats.js';
-import { notFound } from '../../domain/errors.js';
+import { showStats } from '../../app/showStats.js';
 
 export default async function operationRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.String() }) } } },
@@ -35,12 +34,7 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
   app.get<{ Params: IdParams }>('/v1/admin/shows/:id/stats', {
     onRequest: requireRole(ctx, 'admin'),
     schema: { tags: ['admin'], summary: "A show's seats, holds, bookings, refunds and double sales (must be 0)", security: [{ bearer: [] }], params: IdParams },
-  }, async (req) => {
-    await ctx.holdTally.flush(ctx.db);
-    const stats = await showStats(ctx.db, req.params.id);
-    if (!stats) throw notFound('show');
-    return stats;
-  });
+  }, async (req) => showStats(ctx, req.params.id));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
