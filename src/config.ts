@@ -25,6 +25,10 @@ export interface Config {
   reconcileBaseSeconds: number;
   workerIntervalMs: number;
   ticketSigningJwk: string | null;
+  /** When set, /metrics needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken: string | null;
+  /** When set, /metrics is served only on this port (on `host`), not on the API's. */
+  metricsPort: number | null;
 }
 
 /** An integer environment variable of at least `min`, or the fallback when unset. */
@@ -43,6 +47,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error('set both BOXOFFICE_ADMIN_EMAIL and BOXOFFICE_ADMIN_PASSWORD, or neither');
   }
   if (adminPassword !== null && adminPassword.length < 8) throw new Error('BOXOFFICE_ADMIN_PASSWORD needs at least 8 characters');
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && metricsToken.length < 16) throw new Error('METRICS_TOKEN needs at least 16 characters');
+  const metricsPort = env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0) : null;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === int(env, 'PORT', 3000, 0)) throw new Error('METRICS_PORT must differ from PORT');
   const tokenSecret = env.BOXOFFICE_TOKEN_SECRET || null;
   if (tokenSecret !== null && tokenSecret.length < 32) throw new Error('BOXOFFICE_TOKEN_SECRET needs at least 32 characters');
   return Object.freeze({
@@ -68,5 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,
     workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 250, 10),
     ticketSigningJwk: env.TICKET_SIGNING_JWK || null,
+    metricsToken,
+    metricsPort,
   });
 }

@@ -22,6 +22,8 @@ async function main(command: string): Promise<void> {
 
   service.sweeper.start();
   service.workers.start();
+  const metricsAt = await service.listenMetrics();
+  if (metricsAt) say(`metrics on http://${config.host}:${metricsAt.port}/metrics${config.metricsToken ? ' (bearer METRICS_TOKEN)' : ''}`);
   if (command === 'serve') {
     await service.app.listen({ host: config.host, port: config.port });
     const address = service.app.server.address();

@@ -1,6 +1,7 @@
 // Wires one instance of boxoffice: database, migrations, context, HTTP app, sweeper.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -13,6 +14,7 @@ import { SeatMaps } from './app/seatMaps.js';
 import { ensureAdmin } from './app/accounts.js';
 import type { Context } from './app/context.js';
 import { buildApp } from './http/app.js';
+import { MetricsListener } from './http/metricsEndpoint.js';
 import { Sweeper } from './workers/sweeper.js';
 import { Workers } from './workers/supervisor.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
@@ -24,6 +26,8 @@ export interface Service {
   app: FastifyInstance;
   sweeper: Sweeper;
   workers: Workers;
+  /** Starts the separate /metrics listener when METRICS_PORT is set; its address, or null. */
+  listenMetrics(): Promise<AddressInfo | null>;
   close(): Promise<void>;
 }
 
@@ -65,13 +69,18 @@ export async function openService(
   const app = await buildApp(ctx, { logger: opts.logger });
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
   const workers = new Workers(ctx, app.log);
+  const metricsListener = new MetricsListener(ctx, app.log);
   return {
     ctx,
     app,
     sweeper,
     workers,
+    async listenMetrics() {
+      return config.metricsPort === null ? null : metricsListener.listen(config.host, config.metricsPort);
+    },
     async close() {
       await sweeper.pause();
+      await metricsListener.close();
       // Node closes idle keep-alive connections once, when close starts; one that
       // finishes its request afterwards would hold the close for the keep-alive
       // timeout (72 s). Keep closing the idle ones until the server is down.

@@ -3,7 +3,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import type { Role } from '../auth/tokens.js';
-import { findUserByEmail, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
+import { findUserByEmail, findUserRole, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
 
 let dummyHash: Promise<string> | undefined;
@@ -25,6 +25,14 @@ export async function signIn(ctx: Context, input: { email: string; password: str
   const ok = await verifyPassword(input.password, user?.password_hash ?? (await dummyHash));
   if (!user || !ok) throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
   return { user_id: user.id, token: await ctx.tokens.issue({ userId: user.id, role: user.role }), role: user.role };
+}
+
+/**
+ * The role the database holds now for this account, or null when the account no
+ * longer exists: a token keeps the role it was issued with and outlives its account.
+ */
+export async function currentRole(ctx: Context, userId: string): Promise<Role | null> {
+  return findUserRole(ctx.db, userId);
 }
 
 export async function changeRole(ctx: Context, userId: string, role: Role) {

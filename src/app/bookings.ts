@@ -7,7 +7,7 @@ import type { Principal } from '../auth/tokens.js';
 import { applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
 import { voidTickets } from '../db/tickets.js';
-import { findUserRole } from '../db/users.js';
+import { currentRole } from './accounts.js';
 import type { Context } from './context.js';
 
 export interface BookingView {
@@ -66,13 +66,16 @@ export async function getBooking(ctx: Context, caller: Principal, id: string): P
   const b = await bookings.findBooking(ctx.db, id);
   // Someone else's booking: only for an admin, by the role the database holds now
   // (a token keeps the role it was issued with).
-  const allowed = b && (b.user_id === caller.userId || (await findUserRole(ctx.db, caller.userId)) === 'admin');
+  const allowed = b && (b.user_id === caller.userId || (await currentRole(ctx, caller.userId)) === 'admin');
   if (!allowed) throw notFound('booking');
   return bookingView(b);
 }
 
+/** The caller's bookings, newest first; a token whose account is gone is refused, not answered with an empty list. */
 export async function listBookings(ctx: Context, caller: Principal): Promise<{ bookings: BookingView[] }> {
-  return { bookings: (await bookings.listBookings(ctx.db, caller.userId)).map(bookingView) };
+  const [role, rows] = await Promise.all([currentRole(ctx, caller.userId), bookings.listBookings(ctx.db, caller.userId)]);
+  if (!role) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+  return { bookings: rows.map(bookingView) };
 }
 
 /**

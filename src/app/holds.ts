@@ -76,7 +76,10 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
   return { ...rest, expires_at: expires_at.toISOString() };
 }
 
-/** Releases the caller's hold; its seats are holdable at once. Repeating it is harmless. */
+/**
+ * Releases the caller's hold; its seats are holdable at once. Repeating it is
+ * harmless; a hold that is being paid or became a booking is refused.
+ */
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
   const hold = await holds.findHold(ctx.db, holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
@@ -84,4 +87,5 @@ export async function releaseHold(ctx: Context, caller: Principal, holdId: strin
   // Nothing released: already over, or a payment took it in the meantime.
   const now = await holds.findHold(ctx.db, holdId);
   if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');
+  if (now?.status === 'confirmed') throw new DomainError('HOLD_CONFIRMED', 'this hold became a booking: cancel the booking instead');
 }

@@ -55,11 +55,13 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The QR image of a ticket's code, for the holder of its capability key or its owner. */
+/** The QR image of a valid ticket's code, for the holder of its capability key or its owner. */
 export async function ticketQr(ctx: Context, ticketId: string, access: { key?: string; caller?: Principal | null }, format: 'svg' | 'png'): Promise<Buffer | string> {
   const t = await tickets.findTicket(ctx.db, ticketId);
   const allowed = t && ((access.key && sameSecret(access.key, t.qr_key)) || access.caller?.userId === t.user_id);
   if (!t || !allowed) throw notFound('ticket');
+  // A cancelled booking's seat may be sold again: its old image must not get anyone to the gate.
+  if (t.status === 'void') throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking');
   return format === 'svg'
     ? QRCode.toString(t.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
     : QRCode.toBuffer(t.code, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 });

@@ -6,6 +6,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Context } from '../app/context.js';
 import { installProblemHandlers, problem, sendAnswer } from './problem.js';
 import { BODY_LIMIT } from './limits.js';
+import { clientErrorHandler, installHttpLayerProblems } from './httpLayer.js';
+import { loggerOptions } from './logging.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -18,11 +20,14 @@ import webhookRoutes from './routes/webhooks.js';
 
 export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: loggerOptions(opts.logger),
     bodyLimit: BODY_LIMIT,
     // Strict types: "7" is not a number and "F7" is not a list.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    return503OnClosing: true,
+    // The shutdown 503, a missing Host and the parser's refusals answer problem+json (httpLayer.ts).
+    return503OnClosing: false,
+    http: { requireHostHeader: false },
+    clientErrorHandler,
     // Errors the router raises before any route runs: problem+json like the rest.
     frameworkErrors: (err, req, reply) => {
       const answer = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -33,6 +38,7 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
   });
   app.decorateRequest('principal', null);
   installProblemHandlers(app);
+  installHttpLayerProblems(app);
   // Many clients send `content-type: application/json` on a DELETE with no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {

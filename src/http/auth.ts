@@ -2,7 +2,7 @@
 // 404 or 400, as the contract orders them.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import type { Principal, Role } from '../auth/tokens.js';
-import { findUserRole } from '../db/users.js';
+import { currentRole } from '../app/accounts.js';
 import type { Context } from '../app/context.js';
 import { sendProblem } from './problem.js';
 
@@ -51,7 +51,7 @@ export function requireRole(ctx: Context, ...roles: Role[]): onRequestAsyncHookH
   return async function (req: FastifyRequest, reply: FastifyReply) {
     req.principal = await authenticate(ctx, req);
     if (!req.principal) return sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
-    const role = await findUserRole(ctx.db, req.principal.userId);
+    const role = await currentRole(ctx, req.principal.userId);
     if (!role) return sendProblem(reply, 'UNAUTHENTICATED', 'this account no longer exists');
     if (!roles.includes(role)) return sendProblem(reply, 'FORBIDDEN', `this needs the role ${roles.join(' or ')}`);
     req.principal = { ...req.principal, role };

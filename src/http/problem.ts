@@ -19,6 +19,7 @@ const TITLES: Record<ErrorCode, string> = {
   LIMIT_EXCEEDED: 'Per-user limit exceeded',
   HOLD_PAYING: 'Payment in flight',
   HOLD_EXPIRED: 'Hold expired',
+  HOLD_CONFIRMED: 'Hold already booked',
   IDEMPOTENCY_KEY_MISSING: 'Idempotency-Key required',
   IDEMPOTENCY_KEY_REUSED: 'Idempotency-Key reused',
   IDEMPOTENCY_KEY_IN_FLIGHT: 'Idempotency-Key in flight',

@@ -161,6 +161,21 @@ describe('tickets', () => {
     expectProblem(await t.http.get(`/v1/bookings/${booking.booking_id}/tickets`), 401, 'UNAUTHENTICATED');
   });
 
+  it("a cancelled booking's QR images answer 410 TICKET_VOID, by key and by the owner's token; a wrong key stays 404", async () => {
+    const b = await confirmedBooking(t, showId, [seats[7]!], alice.token);
+    const [x] = await waitForTickets(t, b.booking_id, 1, alice.token);
+    for (const url of [x!.qr_svg_url, x!.qr_png_url]) expect((await getBytes(`${t.baseUrl}${url}`)).status).toBe(200);
+    expectStatus(await t.http.post(`/v1/bookings/${b.booking_id}/cancel`, {}, alice.token), 200);
+    for (const format of ['svg', 'png'] as const) {
+      const url = format === 'svg' ? x!.qr_svg_url : x!.qr_png_url;
+      expectProblem(await t.http.get(url), 410, 'TICKET_VOID');
+      expectProblem(await t.http.get(`/v1/tickets/${x!.ticket_id}/qr.${format}`, alice.token), 410, 'TICKET_VOID');
+      // Void is only told to someone entitled to the ticket.
+      expectProblem(await t.http.get(`/v1/tickets/${x!.ticket_id}/qr.${format}?key=wrong-key-wrong-key`), 404, 'NOT_FOUND');
+      expectProblem(await t.http.get(`/v1/tickets/${x!.ticket_id}/qr.${format}`, bob.token), 404, 'NOT_FOUND');
+    }
+  });
+
   it('a cancelled booking lists no tickets', async () => {
     const b = await confirmedBooking(t, showId, [seats[6]!], alice.token);
     await waitForTickets(t, b.booking_id, 1, alice.token);

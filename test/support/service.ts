@@ -20,7 +20,7 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean } = {},
+  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean; logger?: object } = {},
 ): Promise<TestService> {
   let simulator: Simulator | null = null;
   let simulatorUrl: string | null = null;
@@ -51,7 +51,7 @@ export async function startTestService(
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;
-  const service = await openService(config, { db });
+  const service = await openService(config, { db, logger: opts.logger });
   if (opts.sweeper !== false) service.sweeper.start();
   if (opts.workers ?? Boolean(opts.payments)) service.workers.start();
   await service.app.listen({ host: '127.0.0.1', port: 0 });

@@ -18,6 +18,7 @@ export default async function ticketRoutes(app: FastifyInstance, { ctx }: { ctx:
       schema: {
         tags: ['tickets'], summary: `The ticket's QR code as ${format.toUpperCase()} (capability URL, or the owner's token)`,
         params: IdParams, querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 100 })) }),
+        response: { 404: Problem, 410: Problem },
       },
     }, async (req, reply) => {
       const caller = await authenticate(ctx, req);
