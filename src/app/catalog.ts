@@ -88,7 +88,6 @@ export async function listShows(ctx: Context, q: ShowSearch) {
   return { shows: await shows.searchShows(ctx.db, q, 500) };
 }
 
-
 /** Events with a show still to come that matches the filters, each with its next such show. */
 export async function listUpcomingEvents(ctx: Context, q: EventSearch) {
   return { events: await catalog.searchUpcomingEvents(ctx.db, q, 500) };
