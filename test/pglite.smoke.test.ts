@@ -60,6 +60,20 @@ describe('PGlite in memory: smoke pass over HTTP', () => {
     expect(byEvent.body.shows.map((s: { id: string }) => s.id)).toEqual([showId]);
     const byDate = await t.http.get(`/v1/shows?date=2001-01-01`);
     expect(byDate.body.shows).toEqual([]);
+
+    // events with a show to come, title words and unknown parameters work on PGlite too
+    const events = await t.http.get('/v1/events?city=LISBON&q=film%20TEST');
+    expect(events.status, events.text).toBe(200);
+    const shown = (await t.http.get(`/v1/shows/${showId}`)).body;
+    expect(events.body.events).toEqual([{ id: eventId, title: 'Test Film', kind: 'film', next_show_at: shown.starts_at }]);
+    expect((await t.http.get('/v1/events?q=fil')).body.events).toEqual([]);
+    expect((await t.http.get('/v1/shows?q=film&city=lisbon')).body.shows.map((s: { id: string }) => s.id)).toEqual([showId]);
+    const unknown = await t.http.get('/v1/events?film=x');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors).toEqual([{ path: 'querystring:/film', message: 'unknown query parameter "film"' }]);
+    const venues = await t.http.get('/v1/admin/venues?limit=1', t.adminToken);
+    expect(venues.status, venues.text).toBe(200);
+    expect(venues.body).toMatchObject({ venues: [{ city: 'Lisbon' }], next_cursor: null });
   });
 });
 

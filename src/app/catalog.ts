@@ -5,7 +5,9 @@ import { expandLayout, type Layout } from '../domain/layout.js';
 import { checkShowSettings, SHOW_DEFAULTS } from '../domain/shows.js';
 import * as catalog from '../db/catalog.js';
 import * as shows from '../db/shows.js';
-import type { ShowSettings, ShowSearch } from '../db/shows.js';
+import type { ShowFilter, ShowSettings, ShowSearch } from '../db/shows.js';
+import type { EventSearch } from '../db/catalog.js';
+import { decodeCursor, PAGE_DEFAULT, toPage, type Position } from '../domain/paging.js';
 import type { Context } from './context.js';
 
 export async function createVenue(ctx: Context, input: { name: string; city: string; timezone?: string }) {
@@ -86,3 +88,40 @@ export async function listShows(ctx: Context, q: ShowSearch) {
   return { shows: await shows.searchShows(ctx.db, q, 500) };
 }
 
+/** Events with a show still to come that matches the filters, each with its next such show. */
+export async function listUpcomingEvents(ctx: Context, q: EventSearch) {
+  return { events: await catalog.searchUpcomingEvents(ctx.db, q, 500) };
+}
+
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+/** One page: a row beyond the limit is fetched only to know whether another page follows. */
+async function onePage<T>(p: PageRequest, fetch: (after: Position | null, rows: number) => Promise<(T & { position: Position })[]>) {
+  const limit = p.limit ?? PAGE_DEFAULT;
+  return toPage(await fetch(decodeCursor(p.cursor), limit + 1), limit);
+}
+
+// Operators' lists: everything created, oldest first, a page at a time.
+
+export async function listVenues(ctx: Context, p: PageRequest) {
+  const { items, next_cursor } = await onePage(p, (after, rows) => catalog.listVenues(ctx.db, after, rows));
+  return { venues: items, next_cursor };
+}
+
+export async function listHalls(ctx: Context, filter: { venue_id?: string }, p: PageRequest) {
+  const { items, next_cursor } = await onePage(p, (after, rows) => catalog.listHalls(ctx.db, filter, after, rows));
+  return { halls: items, next_cursor };
+}
+
+export async function listEvents(ctx: Context, p: PageRequest) {
+  const { items, next_cursor } = await onePage(p, (after, rows) => catalog.listEvents(ctx.db, after, rows));
+  return { events: items, next_cursor };
+}
+
+export async function listCreatedShows(ctx: Context, filter: ShowFilter, p: PageRequest) {
+  const { items, next_cursor } = await onePage(p, (after, rows) => shows.listShowsCreated(ctx.db, filter, after, rows));
+  return { shows: items, next_cursor };
+}

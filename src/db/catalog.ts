@@ -1,6 +1,8 @@
 // Venues, halls and their seats, events.
 import type { Queryable } from './client.js';
 import type { HallSeat } from '../domain/layout.js';
+import type { Position } from '../domain/paging.js';
+import { afterParams, positionColumn, withPosition } from './paging.js';
 
 export interface VenueRow { id: string; name: string; city: string; timezone: string }
 export interface HallRow { id: string; venue_id: string; name: string; seat_count: number }
@@ -62,4 +64,77 @@ export async function eventExists(db: Queryable, id: string): Promise<boolean> {
 export async function countVenues(db: Queryable): Promise<number> {
   const r = await db.query<{ n: number }>('select count(*) as n from venues');
   return r.rows[0]!.n;
+}
+
+/** Venues in creation order after a position; `limit` rows at most. */
+export async function listVenues(db: Queryable, after: Position | null, limit: number) {
+  const r = await db.query<VenueRow & { position_at: string }>(
+    `select v.id, v.name, v.city, v.timezone, ${positionColumn('v')}
+       from venues v
+      where (v.created_at, v.id) > ($1::timestamptz, $2::text)
+      order by v.created_at, v.id
+      limit $3`,
+    [...afterParams(after), limit],
+  );
+  return r.rows.map(withPosition);
+}
+
+/** Halls in creation order after a position, of one venue when given. */
+export async function listHalls(db: Queryable, filter: { venue_id?: string }, after: Position | null, limit: number) {
+  const r = await db.query<HallRow & { position_at: string }>(
+    `select h.id, h.venue_id, h.name, h.seat_count, ${positionColumn('h')}
+       from halls h
+      where (h.created_at, h.id) > ($1::timestamptz, $2::text)
+        and ($4::text is null or h.venue_id = $4)
+      order by h.created_at, h.id
+      limit $3`,
+    [...afterParams(after), limit, filter.venue_id ?? null],
+  );
+  return r.rows.map(withPosition);
+}
+
+/** Events in creation order after a position. */
+export async function listEvents(db: Queryable, after: Position | null, limit: number) {
+  const r = await db.query<EventRow & { position_at: string }>(
+    `select e.id, e.title, e.kind, e.duration_minutes, ${positionColumn('e')}
+       from events e
+      where (e.created_at, e.id) > ($1::timestamptz, $2::text)
+      order by e.created_at, e.id
+      limit $3`,
+    [...afterParams(after), limit],
+  );
+  return r.rows.map(withPosition);
+}
+
+export interface EventSearch {
+  city?: string;
+  /** Title words; see bo_title_words in migrations/0006. */
+  q?: string;
+  /** YYYY-MM-DD, read in each venue's own timezone. */
+  date?: string;
+}
+
+export interface UpcomingEvent { id: string; title: string; kind: string; next_show_at: string }
+
+/**
+ * Events with a show that has not started (its sale open or not yet), each with
+ * the earliest such show that matches the filters; soonest first.
+ */
+export async function searchUpcomingEvents(db: Queryable, q: EventSearch, limit: number): Promise<UpcomingEvent[]> {
+  const r = await db.query<{ id: string; title: string; kind: string; next_show_at: Date }>(
+    `select e.id, e.title, e.kind, min(s.starts_at) as next_show_at
+       from events e
+       join shows s on s.event_id = e.id
+       join halls h on h.id = s.hall_id
+       join venues v on v.id = h.venue_id
+      where s.starts_at > bo_now()
+        and ($1::text is null or lower(v.city) = lower($1))
+        and bo_title_words(e.title) @> coalesce(bo_title_words($2::text), '{}')
+        and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
+      group by e.id
+      order by next_show_at, e.id
+      limit $4`,
+    [q.city ?? null, q.q ?? null, q.date ?? null, limit],
+  );
+  return r.rows.map((e) => ({ id: e.id, title: e.title, kind: e.kind, next_show_at: new Date(e.next_show_at).toISOString() }));
 }

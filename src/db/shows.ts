@@ -1,5 +1,7 @@
 // Shows: settings, search, and the seat rows each show gets from its hall.
 import type { Queryable } from './client.js';
+import type { Position } from '../domain/paging.js';
+import { afterParams, positionColumn } from './paging.js';
 
 export interface ShowSettings {
   event_id: string;
@@ -29,17 +31,19 @@ export interface ShowView {
   waiting_room: boolean;
 }
 
-const SHOW_VIEW = `
-  select s.id,
+const SHOW_COLUMNS = `
+         s.id,
          json_build_object('id', e.id, 'title', e.title, 'kind', e.kind) as event,
          json_build_object('id', v.id, 'name', v.name, 'city', v.city, 'timezone', v.timezone) as venue,
          json_build_object('id', h.id, 'name', h.name) as hall,
          s.starts_at, s.sale_opens_at, s.currency, s.price_tiers, s.hold_ttl_seconds,
-         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room
+         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room`;
+const SHOW_FROM = `
     from shows s
     join events e on e.id = s.event_id
     join halls h on h.id = s.hall_id
     join venues v on v.id = h.venue_id`;
+const SHOW_VIEW = `select ${SHOW_COLUMNS} ${SHOW_FROM}`;
 
 function toView(r: Omit<ShowView, 'starts_at' | 'sale_opens_at'> & { starts_at: Date; sale_opens_at: Date }): ShowView {
   return { ...r, starts_at: r.starts_at.toISOString(), sale_opens_at: r.sale_opens_at.toISOString() };
@@ -92,6 +96,8 @@ export interface ShowSearch {
   event?: string;
   /** YYYY-MM-DD, read in each venue's own timezone. */
   date?: string;
+  /** Title words; see bo_title_words in migrations/0006. */
+  q?: string;
 }
 
 export async function searchShows(db: Queryable, q: ShowSearch, limit: number): Promise<ShowView[]> {
@@ -102,9 +108,31 @@ export async function searchShows(db: Queryable, q: ShowSearch, limit: number): 
         and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
         -- without a date, the shows still to come
         and ($3::date is not null or s.starts_at >= bo_now())
+        and bo_title_words(e.title) @> coalesce(bo_title_words($5::text), '{}')
       order by s.starts_at, s.id
       limit $4`,
-    [q.city ?? null, q.event ?? null, q.date ?? null, limit],
+    [q.city ?? null, q.event ?? null, q.date ?? null, limit, q.q ?? null],
   );
   return r.rows.map(toView);
+}
+
+export interface ShowFilter {
+  venue_id?: string;
+  hall_id?: string;
+  event_id?: string;
+}
+
+/** Shows in creation order after a position, past ones included: what operators made. */
+export async function listShowsCreated(db: Queryable, f: ShowFilter, after: Position | null, limit: number) {
+  const r = await db.query<Parameters<typeof toView>[0] & { position_at: string }>(
+    `select ${SHOW_COLUMNS}, ${positionColumn('s')} ${SHOW_FROM}
+      where (s.created_at, s.id) > ($1::timestamptz, $2::text)
+        and ($4::text is null or h.venue_id = $4)
+        and ($5::text is null or s.hall_id = $5)
+        and ($6::text is null or s.event_id = $6)
+      order by s.created_at, s.id
+      limit $3`,
+    [...afterParams(after), limit, f.venue_id ?? null, f.hall_id ?? null, f.event_id ?? null],
+  );
+  return r.rows.map(({ position_at, ...show }) => ({ ...toView(show), position: { at: position_at, id: show.id } }));
 }

@@ -8,6 +8,7 @@ import { installProblemHandlers, problem, sendAnswer } from './problem.js';
 import { BODY_LIMIT } from './limits.js';
 import { clientErrorHandler, installHttpLayerProblems } from './httpLayer.js';
 import { loggerOptions } from './logging.js';
+import { refuseUnknownQueryParameters } from './queryParams.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -54,6 +55,9 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // After /docs (its static files and OAuth redirect take parameters of their own),
+  // before every route of the API.
+  app.addHook('onRoute', refuseUnknownQueryParameters);
 
   for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes]) {
     await app.register(routes, { ctx });

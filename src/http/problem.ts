@@ -73,10 +73,12 @@ const FRAMEWORK_VALIDATION = new Set([
 
 function fieldErrors(err: FastifyError): FieldError[] {
   return (err.validation ?? []).map((v) => {
-    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const path = `${v.instancePath}${missing ? `/${missing}` : ''}` || '/';
+    const { missingProperty: missing, additionalProperty: unknown } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
+    const name = missing ?? unknown;
+    const path = `${v.instancePath}${name ? `/${name}` : ''}` || '/';
     const where = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}:` : '';
-    return { path: `${where}${path}`, message: v.message ?? 'is not valid' };
+    const message = unknown ? `unknown ${err.validationContext === 'querystring' ? 'query parameter' : 'property'} "${unknown}"` : v.message;
+    return { path: `${where}${path}`, message: message ?? 'is not valid' };
   });
 }
 

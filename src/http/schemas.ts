@@ -95,13 +95,52 @@ export const Show = Type.Object({
   cancel_until_minutes_before: Type.Integer(),
   waiting_room: Type.Boolean(),
 });
+const idFilter = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const CityFilter = Type.String({ minLength: 1, maxLength: 200, description: "The venue's city, in any case" });
+const DateFilter = Type.String({ format: 'date', description: "A day (YYYY-MM-DD) in the venue's own timezone" });
+// At least one letter or digit: a q of punctuation alone has no words to match.
+const TitleWords = Type.String({
+  minLength: 1, maxLength: 200, pattern: '[\\p{L}\\p{N}]',
+  description: "Title words: matches when every word of it is a word of the event's title, in any case (whole words, not parts)",
+});
 export const ShowQuery = Type.Object({
-  city: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  event: Type.Optional(Id),
-  movie: Type.Optional(Id),
-  date: Type.Optional(Type.String({ format: 'date' })),
+  city: Type.Optional(CityFilter),
+  event: Type.Optional(idFilter('An event id')),
+  movie: Type.Optional(idFilter('Alias of event')),
+  date: Type.Optional(DateFilter),
+  q: Type.Optional(TitleWords),
 });
 export type ShowQuery = Static<typeof ShowQuery>;
+
+// Finding things: upcoming events, and the operators' paged lists.
+export const EventQuery = Type.Object({ city: Type.Optional(CityFilter), q: Type.Optional(TitleWords), date: Type.Optional(DateFilter) });
+export type EventQuery = Static<typeof EventQuery>;
+export const UpcomingEvent = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  kind: Type.String(),
+  next_show_at: Type.String({ format: 'date-time', description: 'The earliest show of this event that matches the filters and has not started' }),
+});
+const pageParams = {
+  // Query values are strings (no type coercion here), so the range 1..200 is a pattern.
+  limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$', description: 'Items per page, 1 to 200 (default 50)' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page; absent for the first page' })),
+};
+export const PageQuery = Type.Object(pageParams);
+export type PageQuery = Static<typeof PageQuery>;
+export const HallListQuery = Type.Object({ ...pageParams, venue_id: Type.Optional(idFilter("Only this venue's halls")) });
+export type HallListQuery = Static<typeof HallListQuery>;
+export const ShowListQuery = Type.Object({
+  ...pageParams,
+  venue_id: Type.Optional(idFilter("Only shows in this venue's halls")),
+  hall_id: Type.Optional(idFilter('Only shows in this hall')),
+  event_id: Type.Optional(idFilter('Only shows of this event')),
+});
+export type ShowListQuery = Static<typeof ShowListQuery>;
+export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' });
+
+/** A problem answer with what it means on this route, for the OpenAPI document. */
+export const problemAnswer = (description: string) => Type.Object(Problem.properties, { additionalProperties: true, description });
 
 // Seat map (the body is built and cached as bytes; this schema documents it)
 export const SeatMap = Type.Object({
