@@ -3,22 +3,32 @@ import { loadConfig } from './config.js';
 import { openService } from './service.js';
 import { seedDemoCatalog } from './app/demoCatalog.js';
 import { startBundledSimulator } from './payments/bundledSimulator.js';
+import { adminCommand, announceAdmins } from './cli/admin.js';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from './payments/simulator/paymentMethods.js';
 
-async function main(command: string): Promise<void> {
+async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig();
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
-  if (!['serve', 'worker', 'migrate', 'seed'].includes(command)) throw new Error(`unknown command "${command}" (serve | worker | migrate | seed)`);
+  if (!['serve', 'worker', 'migrate', 'seed', 'admin'].includes(command)) throw new Error(`unknown command "${command}" (serve | worker | migrate | seed | admin)`);
   say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
   const service = await openService(config, {
     logger: command === 'serve' ? { level: config.logLevel } : false,
     log: say,
   });
   if (command === 'migrate') return service.close();
+  if (command === 'admin') {
+    try {
+      return await adminCommand(service, args, say);
+    } finally {
+      await service.close();
+    }
+  }
   if (command === 'seed' || (config.seedDemo && command === 'serve')) {
     const made = await seedDemoCatalog(service.ctx, say);
     if (command === 'seed' && !made) say('the catalog is not empty: nothing seeded');
   }
   if (command === 'seed') return service.close();
+  if (command === 'serve') await announceAdmins(service.ctx, say);
 
   service.sweeper.start();
   service.workers.start();
@@ -31,6 +41,8 @@ async function main(command: string): Promise<void> {
     if (!config.stripeSecretKey) {
       startBundledSimulator({ port: config.paysimPort, webhookUrl: `http://${config.host}:${port}/v1/payments/webhook`, webhookSecret: config.stripeWebhookSecret, say });
       say(`payment simulator (Stripe-compatible, key sk_test_sim) on http://127.0.0.1:${config.paysimPort}`);
+      say('test payment methods:');
+      for (const [method, effect] of TEST_PAYMENT_METHODS_FOR_PEOPLE) say(`  ${method.padEnd(26)}${effect}`);
     }
     say(`boxoffice is serving on http://${config.host}:${port}  (API docs: http://${config.host}:${port}/docs)`);
   } else {
@@ -49,7 +61,7 @@ async function main(command: string): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main(process.argv[2] ?? 'serve').catch((err) => {
+main(process.argv[2] ?? 'serve', process.argv.slice(3)).catch((err) => {
   process.stderr.write(`boxoffice failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -3,7 +3,8 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import type { Role } from '../auth/tokens.js';
-import { findUserByEmail, findUserRole, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
+import { randomBytes } from 'node:crypto';
+import { countAdmins, findUserByEmail, findUserRole, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
 
 let dummyHash: Promise<string> | undefined;
@@ -46,5 +47,34 @@ export async function ensureAdmin(ctx: Context): Promise<void> {
   if (!adminEmail || !adminPassword) return;
   const existing = await findUserByEmail(ctx.db, adminEmail);
   if (existing?.role === 'admin' && (await verifyPassword(adminPassword, existing.password_hash))) return;
-  await upsertAdmin(ctx.db, newId('usr'), adminEmail, await hashPassword(adminPassword));
+  await setAdmin(ctx, adminEmail, adminPassword);
+}
+
+/** Creates an admin account, or makes an existing account admin with this password. */
+export async function setAdmin(ctx: Context, email: string, password: string): Promise<void> {
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new DomainError('VALIDATION_FAILED', `"${email}" is not an e-mail address`);
+  if (password.length < 8) throw new DomainError('VALIDATION_FAILED', 'the password needs at least 8 characters');
+  await upsertAdmin(ctx.db, newId('usr'), email, await hashPassword(password));
+}
+
+export const DEMO_ADMIN_EMAIL = 'admin@boxoffice.demo';
+
+/**
+ * On the embedded default (no DATABASE_URL, no configured admin) a newcomer needs
+ * a way in as an operator: the first start makes a demo admin with a generated
+ * password and returns it, once, for the start output. Later starts return null.
+ */
+export async function ensureDemoAdmin(ctx: Context): Promise<{ email: string; password: string } | null> {
+  if (ctx.config.databaseUrl || ctx.config.adminEmail) return null;
+  if ((await countAdmins(ctx.db)) > 0) return null;
+  const password = randomBytes(12).toString('base64url');
+  const created = await insertUser(ctx.db, {
+    id: newId('usr'), email: DEMO_ADMIN_EMAIL, password_hash: await hashPassword(password), name: 'Demo administrator', role: 'admin',
+  });
+  return created ? { email: DEMO_ADMIN_EMAIL, password } : null;
+}
+
+/** Who can administer this installation, for the start output (never a password). */
+export async function adminSummary(ctx: Context): Promise<{ configured: string | null; admins: number }> {
+  return { configured: ctx.config.adminEmail, admins: await countAdmins(ctx.db) };
 }

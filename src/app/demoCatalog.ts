@@ -81,6 +81,7 @@ export async function seedDemoCatalog(ctx: Context, say: (msg: string) => void =
     sale_opens_at: await localTime(ctx, berlin.timezone, 1, '10:00'),
   });
   shows++;
+  say(`  ${berlin.city}: ${later.name}, 1 premiere whose sale opens tomorrow at 10:00 (holds answer SALE_NOT_OPEN until then)`);
 
   const stadiumVenue = await createVenue(ctx, { name: 'Estádio do Rio', city: 'Lisbon', timezone: 'Europe/Lisbon' });
   const stadium = await createHall(ctx, { venue_id: stadiumVenue.id, name: 'Main bowl', layout: stadiumLayout() });

@@ -52,7 +52,9 @@ export async function holdSeats(
     result = claim.outcome;
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') return { refused: refusal(claim.outcome, claim.taken ?? []) };
+    if (claim.outcome !== 'held') {
+      return { refused: refusal(claim.outcome, { taken: claim.taken, seatLimit: claim.seat_limit, seatsHad: claim.seats_had, opensAt: claim.opens_at }) };
+    }
     return { hold: {
       hold_id: holdId,
       show_id: showId,

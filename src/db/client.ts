@@ -2,6 +2,7 @@
 // in WebAssembly) when no DATABASE_URL is given. Both speak the same SQL.
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { lockDataDir } from './dataDirLock.js';
 import { mkdirSync } from 'node:fs';
 
 export interface QueryResult<R> {
@@ -77,8 +78,12 @@ export function connectPostgres(url: string, poolSize: number): Database {
 
 export async function openPglite(dataDir: string | null): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   const db = await PGlite.create(dataDir ?? undefined, {
     parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) },
+  }).catch((err: unknown) => {
+    unlock();
+    throw err;
   });
   let active = 0;
   return {
@@ -116,7 +121,13 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     },
     // PGlite is one embedded connection: busy or idle.
     poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1) }),
-    close: () => db.close(),
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        unlock();
+      }
+    },
   };
 }
 

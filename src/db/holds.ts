@@ -8,6 +8,9 @@ export interface ClaimResult {
   expires_at: Date | null;
   amount: number | null;
   currency: string | null;
+  seat_limit: number | null;
+  seats_had: number | null;
+  opens_at: Date | null;
 }
 
 /** The claim: one round trip that takes every seat or none. See migrations/0002_claim_seats.sql. */

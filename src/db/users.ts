@@ -42,3 +42,8 @@ export async function upsertAdmin(db: Queryable, id: string, email: string, pass
     [id, email, passwordHash],
   );
 }
+
+export async function countAdmins(db: Queryable): Promise<number> {
+  const r = await db.query<{ n: string | number }>(`select count(*) as n from users where role = 'admin'`);
+  return Number(r.rows[0]!.n);
+}

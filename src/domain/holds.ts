@@ -36,7 +36,35 @@ const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message
   limit_exceeded: { code: 'LIMIT_EXCEEDED', message: 'this hold would exceed the per-user limit of this show' },
 };
 
-export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, taken: readonly string[] = []): Refusal {
+/** What the claim says beyond its outcome, so that a refusal can tell the buyer what to do. */
+export interface ClaimDetails {
+  taken?: readonly string[] | null;
+  /** The show's per_user_limit (limit_exceeded, too_many_seats). */
+  seatLimit?: number | null;
+  /** Seats the buyer already holds, pays for or has booked for this show (limit_exceeded). */
+  seatsHad?: number | null;
+  /** When the sale opens (sale_not_open). */
+  opensAt?: Date | null;
+}
+
+export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, d: ClaimDetails = {}): Refusal {
   const { code, message } = REFUSALS[outcome];
-  return { code, status: ERROR_STATUS[code], message, extensions: outcome === 'seat_unavailable' ? { taken } : {} };
+  const answer = (text: string, extensions: Record<string, unknown> = {}): Refusal => ({ code, status: ERROR_STATUS[code], message: text, extensions });
+  switch (outcome) {
+    case 'seat_unavailable':
+      return answer(message, { taken: d.taken ?? [] });
+    case 'limit_exceeded':
+      if (d.seatLimit == null || d.seatsHad == null) return answer(message);
+      return answer(`you already have ${d.seatsHad} of the ${d.seatLimit} seats one buyer may have for this show`, {
+        per_user_limit: d.seatLimit, seats_already_yours: Number(d.seatsHad),
+      });
+    case 'too_many_seats':
+      if (d.seatLimit == null) return answer(message);
+      return answer(message, { errors: [{ path: '/seats', message: `at most ${d.seatLimit} seats per buyer for this show` }] });
+    case 'sale_not_open':
+      if (!d.opensAt) return answer(message);
+      return answer(`the sale for this show opens at ${d.opensAt.toISOString()}`, { sale_opens_at: d.opensAt.toISOString() });
+    default:
+      return answer(message);
+  }
 }

@@ -84,7 +84,8 @@ describe('per_user_limit under parallel requests of one buyer', () => {
     const first = await createShow(t, { rows: 1, seatsPerRow: 10, per_user_limit: 2 });
     const second = await createShow(t, { rows: 1, seatsPerRow: 10, per_user_limit: 2 });
     expect((await postHold(t, first.showId, ['A1', 'A2'], buyer.token)).status).toBe(201);
-    expect((await postHold(t, first.showId, ['A3'], buyer.token)).body.code).toBe('LIMIT_EXCEEDED');
+    const over = await postHold(t, first.showId, ['A3'], buyer.token);
+    expect(over.body).toMatchObject({ code: 'LIMIT_EXCEEDED', per_user_limit: 2, seats_already_yours: 2 });
     expect((await postHold(t, second.showId, ['A1', 'A2'], buyer.token)).status).toBe(201);
   });
 });
@@ -142,5 +143,18 @@ describe('the order of refusals around the limit', () => {
     const tooManyAtLimit = await postHold(t, showId, ['A5', 'A7', 'A8', 'A9', 'A10'], buyer.token);
     expect(tooManyAtLimit.status).toBe(400);
     expect(tooManyAtLimit.body.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('a refusal says what to do: SALE_NOT_OPEN names the opening, a request over the limit names the limit', async () => {
+    const opensAt = new Date(Date.now() + 86_400_000).toISOString();
+    const later = await createShow(t, { rows: 1, seatsPerRow: 10, per_user_limit: 2, sale_opens_at: opensAt });
+    const early = await postHold(t, later.showId, ['A1'], buyer.token);
+    expect(early.status).toBe(403);
+    expect(early.body).toMatchObject({ code: 'SALE_NOT_OPEN', sale_opens_at: opensAt });
+    expect(early.body.detail).toContain(opensAt);
+    const { showId } = await createShow(t, { rows: 1, seatsPerRow: 10, per_user_limit: 2 });
+    const tooMany = await postHold(t, showId, ['A1', 'A2', 'A3'], buyer.token);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors).toEqual([{ path: '/seats', message: 'at most 2 seats per buyer for this show' }]);
   });
 });

@@ -25,13 +25,24 @@ describe('hold rules', () => {
   });
 
   it('maps claim outcomes to the contract codes and statuses', () => {
-    expect(refusal('seat_unavailable', ['A2'])).toMatchObject({ code: 'SEAT_UNAVAILABLE', status: 409, extensions: { taken: ['A2'] } });
+    expect(refusal('seat_unavailable', { taken: ['A2'] })).toMatchObject({ code: 'SEAT_UNAVAILABLE', status: 409, extensions: { taken: ['A2'] } });
     expect(refusal('limit_exceeded')).toMatchObject({ code: 'LIMIT_EXCEEDED', status: 409 });
     expect(refusal('sale_not_open')).toMatchObject({ code: 'SALE_NOT_OPEN', status: 403 });
     expect(refusal('sale_closed')).toMatchObject({ code: 'SALE_CLOSED', status: 403 });
     expect(refusal('queue_required')).toMatchObject({ code: 'QUEUE_REQUIRED', status: 403 });
     expect(refusal('too_many_seats')).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     expect(refusal('show_not_found')).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+
+  it('says what a buyer can act on: the limit and the seats already theirs, when the sale opens', () => {
+    const limit = refusal('limit_exceeded', { seatLimit: 4, seatsHad: 3 });
+    expect(limit.extensions).toEqual({ per_user_limit: 4, seats_already_yours: 3 });
+    expect(limit.message).toBe('you already have 3 of the 4 seats one buyer may have for this show');
+    const opens = new Date('2026-12-02T09:00:00Z');
+    expect(refusal('sale_not_open', { opensAt: opens })).toMatchObject({
+      message: 'the sale for this show opens at 2026-12-02T09:00:00.000Z', extensions: { sale_opens_at: '2026-12-02T09:00:00.000Z' },
+    });
+    expect(refusal('too_many_seats', { seatLimit: 6 }).extensions).toEqual({ errors: [{ path: '/seats', message: 'at most 6 seats per buyer for this show' }] });
   });
 });
 
