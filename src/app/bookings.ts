@@ -6,7 +6,7 @@ import { attachBooking } from '../db/idempotency.js';
 import type { Principal } from '../auth/tokens.js';
 import { applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
-import { voidTickets } from '../db/tickets.js';
+import { lockTicketsAgainstCheckIn, voidTickets } from '../db/tickets.js';
 import { findUserRole } from '../db/users.js';
 import type { Context } from './context.js';
 
@@ -76,9 +76,9 @@ export async function listBookings(ctx: Context, caller: Principal): Promise<{ b
 }
 
 /**
- * Cancels a confirmed booking within the show's window: one transaction frees the
- * seats, voids the tickets and writes the refund to the outbox. A repeat answers
- * the same and refunds nothing more.
+ * Cancels a confirmed booking within the show's window and before any of its
+ * tickets is checked in: one transaction frees the seats, voids the tickets and
+ * writes the refund to the outbox. A repeat answers the same and refunds nothing more.
  */
 export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
   await ctx.db.transaction(async (tx) => {
@@ -88,6 +88,10 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     if (b.status !== 'confirmed') throw new DomainError('NOT_CANCELLABLE', `a ${b.status} booking cannot be cancelled`);
     if (!(await bookings.cancellationOpen(tx, b.show_id))) {
       throw new DomainError('CANCELLATION_WINDOW_CLOSED', 'this show can no longer be cancelled');
+    }
+    // Someone is at the gate on this booking: refunding now would sell the seat twice.
+    if (await lockTicketsAgainstCheckIn(tx, b.booking_id)) {
+      throw new DomainError('NOT_CANCELLABLE', 'a ticket of this booking has been checked in');
     }
     const attempt = await findAttemptByBooking(tx, b.booking_id);
     await bookings.setBookingStatus(tx, b.booking_id, 'cancelled');
