@@ -52,7 +52,7 @@ export async function book(ctx: Context, buyer: Principal, idempotencyKey: strin
     if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
     return hold;
   });
-  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released, or not your active hold; nothing was charged');
+  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
