@@ -42,6 +42,18 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly refundsRefused = new Counter({
+    name: 'boxoffice_refunds_refused_total',
+    help: 'Refunds the provider refused for good (marked failed, for an operator), by the provider\'s error code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookEventsIgnored = new Counter({
+    name: 'boxoffice_webhook_events_ignored_total',
+    help: 'Signed webhook events that the provider\'s own record contradicted (provider_missing, mismatch)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
   constructor(db: Database) {
     collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
