@@ -77,9 +77,12 @@ function errorType(err: unknown): string {
   return typeof type === 'string' ? type : 'unknown';
 }
 
-/** The provider answered that the object does not exist (404), as opposed to not answering. */
+/**
+ * The provider answered that there is no such object (404, or 400 for an id it
+ * cannot even parse), as opposed to not answering: asking again cannot help.
+ */
 function isMissing(err: unknown): boolean {
-  return errorType(err) === 'StripeInvalidRequestError' && (err as { statusCode?: number }).statusCode === 404;
+  return errorType(err) === 'StripeInvalidRequestError';
 }
 
 /** The timestamp the SDK checks: the last `t=` of the header. */
