@@ -1,4 +1,9 @@
 // Environment parsed and validated once at boot, then frozen.
+
+/** The bundled simulator's keys: public, so they are only ever good for the simulator. */
+export const SIMULATOR_SECRET_KEY = 'sk_test_sim';
+export const SIMULATOR_WEBHOOK_SECRET = 'whsec_sim';
+
 export interface Config {
   host: string;
   port: number;
@@ -26,10 +31,6 @@ export interface Config {
   workerIntervalMs: number;
   ticketSigningJwk: string | null;
 }
-
-/** The bundled simulator's keys: public, so they are only ever good for the simulator. */
-export const SIMULATOR_SECRET_KEY = 'sk_test_sim';
-export const SIMULATOR_WEBHOOK_SECRET = 'whsec_sim';
 
 /** An integer environment variable of at least `min`, or the fallback when unset. */
 export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
