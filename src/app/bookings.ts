@@ -6,7 +6,7 @@ import { attachBooking } from '../db/idempotency.js';
 import type { Principal } from '../auth/tokens.js';
 import { applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
-import { lockTicketsAgainstCheckIn, voidTickets } from '../db/tickets.js';
+import { voidTickets } from '../db/tickets.js';
 import { findUserRole } from '../db/users.js';
 import type { Context } from './context.js';
 
@@ -90,7 +90,7 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
       throw new DomainError('CANCELLATION_WINDOW_CLOSED', 'this show can no longer be cancelled');
     }
     // Someone is at the gate on this booking: refunding now would sell the seat twice.
-    if (await lockTicketsAgainstCheckIn(tx, b.booking_id)) {
+    if (await bookings.lockTicketsAgainstCheckIn(tx, b.booking_id)) {
       throw new DomainError('NOT_CANCELLABLE', 'a ticket of this booking has been checked in');
     }
     const attempt = await findAttemptByBooking(tx, b.booking_id);

@@ -150,6 +150,19 @@ export async function setHoldStatus(tx: Queryable, holdId: string, status: strin
   await tx.query('update holds set status = $2 where id = $1', [holdId, status]);
 }
 
+/**
+ * Locks the booking's tickets in ticket id order, so that a check-in arriving
+ * meanwhile waits for this transaction and then finds its ticket void; true when
+ * one of them is already checked in (the booking is no longer cancellable).
+ */
+export async function lockTicketsAgainstCheckIn(tx: Queryable, bookingId: string): Promise<boolean> {
+  const r = await tx.query<{ checked_in: boolean }>(
+    'select checked_in_at is not null as checked_in from tickets where booking_id = $1 order by id for update',
+    [bookingId],
+  );
+  return r.rows.some((t) => t.checked_in);
+}
+
 /** The show's cancellation deadline judged by the database clock. */
 export async function cancellationOpen(tx: Queryable, showId: string): Promise<boolean> {
   const r = await tx.query<{ open: boolean }>(

@@ -41,19 +41,6 @@ export async function findTicket(db: Queryable, id: string): Promise<TicketRow |
   return (await db.query<TicketRow>(`${TICKET} where t.id = $1`, [id])).rows[0] ?? null;
 }
 
-/**
- * Locks the booking's tickets in ticket id order, so that a check-in arriving
- * meanwhile waits for this transaction and then finds its ticket void; true when
- * one of them is already checked in (the booking is no longer cancellable).
- */
-export async function lockTicketsAgainstCheckIn(tx: Queryable, bookingId: string): Promise<boolean> {
-  const r = await tx.query<{ checked_in: boolean }>(
-    'select checked_in_at is not null as checked_in from tickets where booking_id = $1 order by id for update',
-    [bookingId],
-  );
-  return r.rows.some((t) => t.checked_in);
-}
-
 export async function voidTickets(tx: Queryable, bookingId: string): Promise<void> {
   await tx.query(`update tickets set status = 'void' where booking_id = $1`, [bookingId]);
 }
