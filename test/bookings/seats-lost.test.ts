@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
+import { eventBody, postWebhook, sign } from '../payments/serviceWebhooks.js';
 import {
   closeService, confirmedBooking, expectStatus, holdSeats, newKey, outboxSettled, paymentIntentsFor, postBooking, refundsFor, retrying,
   sleep, startService, until,
@@ -27,8 +28,13 @@ describe('a payment that succeeds after the booking lost a seat', () => {
   });
   afterAll(async () => { await closeService(t); });
 
-  const seatRows = async () => (await t.service.ctx.db.query<{ seat_id: string; status: string; booking_id: string | null }>(
-    "select seat_id, status, booking_id from show_seats where show_id = $1 and seat_id in ('A1', 'A2') order by seat_id", [showId])).rows;
+  const seatRows = async (seats = ['A1', 'A2']) => (await t.service.ctx.db.query<{ seat_id: string; status: string; booking_id: string | null }>(
+    'select seat_id, status, booking_id from show_seats where show_id = $1 and seat_id = any($2::text[]) order by seat_id', [showId, seats])).rows;
+
+  /** As an earlier bug would have left it: the seat leaves its paying hold and is free. */
+  const loseSeat = (seat: string) => t.service.ctx.db.query(
+    `update show_seats set status = 'available', hold_id = null, holder_id = null, hold_expires_at = null, version = nextval('seat_version_seq')
+      where show_id = $1 and seat_id = $2`, [showId, seat]);
 
   it('is refunded once (seats_lost), frees the seat it still had, and the lost seat stays sold to its new buyer', async () => {
     // Alice pays for A1+A2; the provider takes the money but the answer is lost.
@@ -41,9 +47,7 @@ describe('a payment that succeeds after the booking lost a seat', () => {
     expect(pi?.status).toBe('succeeded');
 
     // A2 leaves Alice's hold (an earlier bug), and Bob buys it.
-    await t.service.ctx.db.query(
-      `update show_seats set status = 'available', hold_id = null, holder_id = null, hold_expires_at = null, version = nextval('seat_version_seq')
-        where show_id = $1 and seat_id = 'A2'`, [showId]);
+    await loseSeat('A2');
     const bobs = await confirmedBooking(t, showId, ['A2'], bob.token);
 
     // The reconciler learns that Alice's payment succeeded, then the refund goes out.
@@ -79,5 +83,32 @@ describe('a payment that succeeds after the booking lost a seat', () => {
     await sleep(200);
     expect(refundsFor(t, bookingId)).toHaveLength(1);
     expect((await t.http.get(`/v1/bookings/${bookingId}`, alice.token)).body.status).toBe('refunded');
+  });
+
+  it('the same when the success arrives as the provider\'s webhook (read back) rather than through the reconciler', async () => {
+    const holdId = await holdSeats(t, showId, ['A3', 'A4'], alice.token);
+    const paid = await postBooking(t, { hold_id: holdId, payment_method: 'pm_card_timeout_succeeds' }, alice.token, newKey('lost-webhook'));
+    expect(paid.body.status).toBe('pending');
+    const bookingId: string = paid.body.booking_id;
+    const [pi] = paymentIntentsFor(t, { bookingId });
+    await loseSeat('A4');
+    const bobs = await confirmedBooking(t, showId, ['A4'], bob.token);
+
+    // The event the simulator would have sent, signed with the webhook secret; nothing else runs.
+    const e = eventBody('payment_intent.succeeded', pi!);
+    expectStatus(await postWebhook(t, e.raw, sign(e.raw)), 200);
+    const view = await t.http.get(`/v1/bookings/${bookingId}`, alice.token);
+    expect(view.body).toMatchObject({ status: 'refunded', refund: { status: 'pending', amount: 2000 } });
+    expect(await seatRows(['A3', 'A4'])).toEqual([
+      { seat_id: 'A3', status: 'available', booking_id: null },
+      { seat_id: 'A4', status: 'booked', booking_id: bobs.booking_id },
+    ]);
+
+    await until('the refund to be delivered', async () => {
+      await t.service.workers.runOnce();
+      return (await outboxSettled(t)) && (await t.http.get(`/v1/bookings/${bookingId}`, alice.token)).body.refund?.status === 'succeeded';
+    }, 20_000, 200);
+    expect(refundsFor(t, bookingId)).toHaveLength(1);
+    expect((await t.http.get(`/v1/admin/shows/${showId}/stats`, t.adminToken)).body).toMatchObject({ refunds: 2, double_sold: 0 });
   });
 });
