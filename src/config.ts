@@ -1,4 +1,9 @@
 // Environment parsed and validated once at boot, then frozen.
+
+/** The bundled simulator's keys: public, so they are only ever good for the simulator. */
+export const SIMULATOR_SECRET_KEY = 'sk_test_sim';
+export const SIMULATOR_WEBHOOK_SECRET = 'whsec_sim';
+
 export interface Config {
   host: string;
   port: number;
@@ -53,6 +58,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === int(env, 'PORT', 3000, 0)) throw new Error('METRICS_PORT must differ from PORT');
   const tokenSecret = env.BOXOFFICE_TOKEN_SECRET || null;
   if (tokenSecret !== null && tokenSecret.length < 32) throw new Error('BOXOFFICE_TOKEN_SECRET needs at least 32 characters');
+  const stripeSecretKey = env.STRIPE_SECRET_KEY || null;
+  const stripeWebhookSecret = env.STRIPE_WEBHOOK_SECRET || null;
+  // The simulator's webhook secret is public: with real Stripe it would let anyone sign events.
+  if (stripeSecretKey !== null && stripeSecretKey !== SIMULATOR_SECRET_KEY && (stripeWebhookSecret === null || stripeWebhookSecret === SIMULATOR_WEBHOOK_SECRET)) {
+    throw new Error('STRIPE_SECRET_KEY names a real Stripe account: set STRIPE_WEBHOOK_SECRET to that endpoint\'s signing secret (the simulator\'s whsec_sim is public)');
+  }
   return Object.freeze({
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000, 0),
@@ -68,9 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
     seedDemo: env.BOXOFFICE_DEMO !== '0',
     logLevel: env.LOG_LEVEL || 'info',
-    stripeSecretKey: env.STRIPE_SECRET_KEY || null,
+    stripeSecretKey,
     stripeApiUrl: env.STRIPE_API_URL || null,
-    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || 'whsec_sim',
+    stripeWebhookSecret: stripeWebhookSecret ?? SIMULATOR_WEBHOOK_SECRET,
     paysimPort: int(env, 'PAYSIM_PORT', 12111, 0),
     paymentTimeoutMs: int(env, 'PAYMENT_TIMEOUT_MS', 10_000, 100),
     reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,

@@ -36,6 +36,19 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+
+  readonly refundsRefused = new Counter({
+    name: 'boxoffice_refunds_refused_total',
+    help: 'Refunds the provider refused for good (marked failed, for an operator), by the provider\'s error code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookEventsIgnored = new Counter({
+    name: 'boxoffice_webhook_events_ignored_total',
+    help: 'Signed webhook events that the provider\'s own record contradicted (provider_missing, mismatch)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly refundsSent = new Counter({
     name: 'boxoffice_refunds_sent_total',
     help: 'Refunds the provider accepted, by reason (cancellation, seats_lost)',

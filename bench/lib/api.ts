@@ -14,11 +14,13 @@ export interface Answer {
   raw: Buffer;
 }
 
-export async function call(baseUrl: string, method: 'GET' | 'POST', path: string, o: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+/** `raw` sends those exact bytes as JSON (a signed webhook); `body` is serialised. */
+export async function call(baseUrl: string, method: 'GET' | 'POST', path: string, o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
-  if (o.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await request(`${baseUrl}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: agent });
+  if (o.body !== undefined || o.raw !== undefined) headers['content-type'] = 'application/json';
+  const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+  const res = await request(`${baseUrl}${path}`, { method, headers, body, dispatcher: agent });
   const raw = Buffer.from(await res.body.arrayBuffer());
   const text = raw.toString('utf8');
   const json = String(res.headers['content-type'] ?? '').includes('json') && text ? JSON.parse(text) : undefined;

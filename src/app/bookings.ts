@@ -52,7 +52,7 @@ export async function book(ctx: Context, buyer: Principal, idempotencyKey: strin
     if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
     return hold;
   });
-  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released, or not your active hold; nothing was charged');
+  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
@@ -79,9 +79,9 @@ export async function listBookings(ctx: Context, caller: Principal): Promise<{ b
 }
 
 /**
- * Cancels a confirmed booking within the show's window: one transaction frees the
- * seats, voids the tickets and writes the refund to the outbox. A repeat answers
- * the same and refunds nothing more.
+ * Cancels a confirmed booking within the show's window and before any of its
+ * tickets is checked in: one transaction frees the seats, voids the tickets and
+ * writes the refund to the outbox. A repeat answers the same and refunds nothing more.
  */
 export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
   await ctx.db.transaction(async (tx) => {
@@ -91,6 +91,10 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     if (b.status !== 'confirmed') throw new DomainError('NOT_CANCELLABLE', `a ${b.status} booking cannot be cancelled`);
     if (!(await bookings.cancellationOpen(tx, b.show_id))) {
       throw new DomainError('CANCELLATION_WINDOW_CLOSED', 'this show can no longer be cancelled');
+    }
+    // Someone is at the gate on this booking: refunding now would sell the seat twice.
+    if (await bookings.lockTicketsAgainstCheckIn(tx, b.booking_id)) {
+      throw new DomainError('NOT_CANCELLABLE', 'a ticket of this booking has been checked in');
     }
     const attempt = await findAttemptByBooking(tx, b.booking_id);
     await bookings.setBookingStatus(tx, b.booking_id, 'cancelled');

@@ -1,49 +1,125 @@
-// Provider webhooks: another way to learn a payment's outcome. Recorded once per
-// event id, then applied through the same path as the booking request and the
-// reconciler, so duplicates, late and reordered deliveries change nothing.
+// Provider webhooks: another way to learn a payment's outcome. A webhook is a
+// hint, never proof: its signature says only that someone holding the secret sent
+// it. Recorded once per event id, then the PaymentIntent (or refund) it names is
+// read back from the provider, and only what the provider says is applied,
+// through the same path as the booking request and the reconciler — so forged,
+// duplicated, late and reordered events change nothing they should not.
+import { validationFailed } from '../domain/errors.js';
 import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
-import { findAttempt, findRefund, markRefundSucceeded } from '../db/payments.js';
+import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
+import type { ChargeOutcome, ProviderPaymentIntent } from '../payments/provider.js';
 import { applyPaymentOutcome } from './payments.js';
 import type { Context } from './context.js';
 
-interface ProviderObject {
-  id: string;
-  status?: string;
-  metadata?: Record<string, string>;
-  last_payment_error?: { code?: string } | null;
+export type Log = { warn: (o: object, m: string) => void };
+
+interface EventObject {
+  id?: unknown;
+  metadata?: Record<string, unknown> | null;
 }
 
-async function apply(ctx: Context, e: WebhookEventRow): Promise<void> {
-  const object = (e.payload as { data?: { object?: ProviderObject } }).data?.object;
-  if (!object) return;
-  const meta = object.metadata ?? {};
-  if (e.type === 'payment_intent.succeeded' || e.type === 'payment_intent.payment_failed') {
-    const attempt = meta.attempt_id ? await findAttempt(ctx.db, meta.attempt_id) : null;
-    if (!attempt) return; // not one of ours
-    await applyPaymentOutcome(ctx, attempt.id, e.type === 'payment_intent.succeeded'
-      ? { kind: 'succeeded', paymentIntentId: object.id }
-      : { kind: 'failed', paymentIntentId: object.id, reason: object.last_payment_error?.code ?? 'payment_failed' });
-  } else if ((e.type === 'refund.created' || e.type === 'refund.updated') && object.status === 'succeeded' && meta.refund_id) {
-    const refund = await findRefund(ctx.db, meta.refund_id);
-    if (refund) await markRefundSucceeded(ctx.db, refund.id, object.id);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The signed text as an event: an object with an id, a type and data.object; anything else is a 400. */
+export function parseProviderEvent(text: string): WebhookEventRow {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw validationFailed('the signed body is not JSON', [{ path: 'body', message: (err as Error).message }]);
   }
+  const errors: { path: string; message: string }[] = [];
+  if (!isObject(body)) throw validationFailed('the signed body is not an event', [{ path: '/', message: 'must be an object' }]);
+  if (typeof body.id !== 'string' || body.id === '') errors.push({ path: '/id', message: 'must be a non-empty string' });
+  if (typeof body.type !== 'string' || body.type === '') errors.push({ path: '/type', message: 'must be a non-empty string' });
+  if (!isObject(body.data) || !isObject(body.data.object)) errors.push({ path: '/data/object', message: 'must be an object' });
+  if (errors.length) throw validationFailed('the signed body is not an event', errors);
+  return { id: body.id as string, type: body.type as string, payload: body };
 }
 
-/** Records a verified event and applies it. Returns false for a duplicate delivery. */
-export async function receiveProviderEvent(ctx: Context, e: WebhookEventRow): Promise<boolean> {
-  const fresh = await recordEvent(ctx.db, e);
-  if (!fresh) return false;
-  await apply(ctx, e);
+const metadataOf = (o: EventObject, key: string): string | null => {
+  const v = isObject(o.metadata) ? o.metadata[key] : undefined;
+  return typeof v === 'string' ? v : null;
+};
+
+function ignore(ctx: Context, log: Log, e: WebhookEventRow, reason: 'provider_missing' | 'mismatch', detail: object): void {
+  ctx.metrics.webhookEventsIgnored.inc({ reason });
+  log.warn({ event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
+}
+
+/** What the provider's own PaymentIntent says about our attempt; null when it says nothing definitive. */
+function outcomeOf(pi: ProviderPaymentIntent): ChargeOutcome | null {
+  if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
+  if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
+    return { kind: 'failed', paymentIntentId: pi.id, reason: pi.lastPaymentErrorCode ?? pi.status };
+  }
+  return null;
+}
+
+function belongsTo(pi: ProviderPaymentIntent, a: AttemptRow): boolean {
+  return pi.metadata.attempt_id === a.id && pi.metadata.booking_id === a.booking_id
+    && pi.amount === Number(a.amount) && pi.currency.toLowerCase() === a.currency.toLowerCase();
+}
+
+async function applyPaymentEvent(ctx: Context, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
+  const attemptId = metadataOf(object, 'attempt_id');
+  const attempt = attemptId ? await findAttempt(ctx.db, attemptId) : null;
+  if (!attempt) return; // not one of ours
+  // An event that claims what we already recorded cannot change anything: no read-back.
+  const claimed = e.type === 'payment_intent.succeeded' ? 'succeeded' : 'failed';
+  if (attempt.status === claimed) return;
+  const pi = typeof object.id === 'string' && object.id !== '' ? await ctx.payments.retrievePaymentIntent(object.id, ctx.config.paymentTimeoutMs) : null;
+  if (!pi) return ignore(ctx, log, e, 'provider_missing', { attempt_id: attempt.id, payment_intent: object.id });
+  if (!belongsTo(pi, attempt)) return ignore(ctx, log, e, 'mismatch', { attempt_id: attempt.id, payment_intent: pi.id });
+  const outcome = outcomeOf(pi);
+  if (outcome) await applyPaymentOutcome(ctx, attempt.id, outcome);
+}
+
+async function applyRefundEvent(ctx: Context, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
+  const refundId = metadataOf(object, 'refund_id');
+  const refund = refundId ? await findRefund(ctx.db, refundId) : null;
+  if (!refund || refund.status !== 'pending') return;
+  const r = typeof object.id === 'string' && object.id !== '' ? await ctx.payments.retrieveRefund(object.id, ctx.config.paymentTimeoutMs) : null;
+  if (!r) return ignore(ctx, log, e, 'provider_missing', { refund_id: refund.id, provider_refund: object.id });
+  if (r.metadata.refund_id !== refund.id || r.paymentIntentId !== refund.payment_intent || r.amount !== Number(refund.amount)) {
+    return ignore(ctx, log, e, 'mismatch', { refund_id: refund.id, provider_refund: r.id });
+  }
+  if (r.status === 'succeeded') await markRefundSucceeded(ctx.db, refund.id, r.id);
+}
+
+/** Applies one recorded event; throws when the provider could not be asked (the event stays unprocessed). */
+async function apply(ctx: Context, e: WebhookEventRow, log: Log): Promise<void> {
+  const object = (e.payload as { data?: { object?: EventObject } }).data?.object;
+  if (!isObject(object)) return;
+  if (e.type === 'payment_intent.succeeded' || e.type === 'payment_intent.payment_failed') await applyPaymentEvent(ctx, e, object, log);
+  else if (e.type === 'refund.created' || e.type === 'refund.updated') await applyRefundEvent(ctx, e, object, log);
+}
+
+/** Applies and marks processed; a provider that could not be asked leaves it for applyLeftoverEvents. */
+async function applyOnce(ctx: Context, e: WebhookEventRow, log: Log): Promise<boolean> {
+  try {
+    await apply(ctx, e, log);
+  } catch (err) {
+    log.warn({ err, event_id: e.id, type: e.type }, 'webhook event not applied yet; the worker retries it');
+    return false;
+  }
   await markProcessed(ctx.db, e.id);
   return true;
 }
 
-/** Worker pass: events recorded by an instance that died before applying them. */
-export async function applyLeftoverEvents(ctx: Context): Promise<number> {
+/** Records a verified body as an event and applies it. Returns false for a duplicate delivery. */
+export async function receiveProviderEvent(ctx: Context, signedText: string, log: Log): Promise<boolean> {
+  const e = parseProviderEvent(signedText);
+  const fresh = await recordEvent(ctx.db, e);
+  if (!fresh) return false;
+  await applyOnce(ctx, e, log);
+  return true;
+}
+
+/** Worker pass: events recorded but not applied (the instance died, or the provider could not be asked). */
+export async function applyLeftoverEvents(ctx: Context, log: Log): Promise<number> {
   const leftovers = await unprocessedEvents(ctx.db, 10, 50);
-  for (const e of leftovers) {
-    await apply(ctx, e);
-    await markProcessed(ctx.db, e.id);
-  }
-  return leftovers.length;
+  let applied = 0;
+  for (const e of leftovers) if (await applyOnce(ctx, e, log)) applied++;
+  return applied;
 }

@@ -35,7 +35,8 @@ export async function listBookings(db: Queryable, userId: string): Promise<Booki
  * Enters payment for the caller's active hold: the hold becomes `paying` (its
  * expiry extended once, on the first attempt), its seats `paying` (locked in seat
  * order), and a pending booking with one payment attempt is recorded — all
- * before the provider is called. Null when the hold is not the caller's active one.
+ * before the provider is called. Null when the hold is not the caller's active one,
+ * or its show has started (a seat for a show already running is not sold).
  */
 export async function enterPayment(
   tx: Queryable,
@@ -47,7 +48,8 @@ export async function enterPayment(
             expires_at = case when h.extended then h.expires_at
                               else bo_now() + make_interval(secs => s.hold_ttl_seconds) end
        from shows s
-      where h.id = $1 and h.user_id = $2 and h.status = 'active' and h.expires_at > bo_now() and s.id = h.show_id
+      where h.id = $1 and h.user_id = $2 and h.status = 'active' and h.expires_at > bo_now()
+        and s.id = h.show_id and s.starts_at > bo_now()
      returning h.show_id, h.seats, h.amount, h.currency, h.expires_at`,
     [p.holdId, p.userId],
   );
@@ -146,6 +148,19 @@ export async function setBookingStatus(tx: Queryable, bookingId: string, status:
 
 export async function setHoldStatus(tx: Queryable, holdId: string, status: string): Promise<void> {
   await tx.query('update holds set status = $2 where id = $1', [holdId, status]);
+}
+
+/**
+ * Locks the booking's tickets in ticket id order, so that a check-in arriving
+ * meanwhile waits for this transaction and then finds its ticket void; true when
+ * one of them is already checked in (the booking is no longer cancellable).
+ */
+export async function lockTicketsAgainstCheckIn(tx: Queryable, bookingId: string): Promise<boolean> {
+  const r = await tx.query<{ checked_in: boolean }>(
+    'select checked_in_at is not null as checked_in from tickets where booking_id = $1 order by id for update',
+    [bookingId],
+  );
+  return r.rows.some((t) => t.checked_in);
 }
 
 /** The show's cancellation deadline judged by the database clock. */

@@ -97,3 +97,11 @@ export async function markRefundSucceeded(db: Queryable, id: string, providerRef
     [id, providerRefundId],
   );
 }
+
+/** The provider refused the refund for good: no more retries; the reason is kept for an operator. */
+export async function markRefundFailed(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.query(
+    `update refunds set status = 'failed', failure_reason = $2, resolved_at = now() where id = $1 and status = 'pending'`,
+    [id, reason.slice(0, 500)],
+  );
+}

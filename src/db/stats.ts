@@ -6,6 +6,8 @@ export interface ShowStats {
   hold_conflicts: number;
   bookings_confirmed: number;
   refunds: number;
+  /** Refunds the provider refused for good: money an operator has to look at. */
+  refunds_failed: number;
   double_sold: number;
 }
 
@@ -22,6 +24,7 @@ export async function showStats(db: Queryable, showId: string): Promise<ShowStat
        coalesce((select hold_conflicts from show_stats where show_id = $1), 0) as hold_conflicts,
        (select count(*) from bookings where show_id = $1 and status = 'confirmed') as bookings_confirmed,
        (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1) as refunds,
+       (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1 and r.status = 'failed') as refunds_failed,
        (select count(*) from (select seat_id from booking_seats where show_id = $1 and sold
                                group by seat_id having count(*) > 1) d)
        + (select count(*) from (select seat_id from tickets where show_id = $1 and status = 'valid'

@@ -10,7 +10,35 @@ export type ChargeOutcome =
   /** The answer was lost, late or not definitive: reconcile later with the same key. */
   | { kind: 'unknown'; reason: string };
 
-export type RefundOutcome = { kind: 'succeeded'; refundId: string } | { kind: 'retry'; reason: string };
+export type RefundOutcome =
+  | { kind: 'succeeded'; refundId: string }
+  /** Not answered, or not yet: ask again later with the same key. */
+  | { kind: 'retry'; reason: string }
+  /** Refused for good (nothing was charged, no such PaymentIntent, more than was charged): asking again cannot help. */
+  | { kind: 'refused'; code: string; reason: string };
+
+/** A PaymentIntent as the provider itself holds it: what a webhook is checked against. */
+export interface ProviderPaymentIntent {
+  id: string;
+  status: string;
+  amount: number;
+  /** Lower case, as the provider writes it. */
+  currency: string;
+  metadata: Record<string, string>;
+  lastPaymentErrorCode: string | null;
+}
+
+/** A refund as the provider itself holds it. */
+export interface ProviderRefund {
+  id: string;
+  status: string | null;
+  amount: number;
+  paymentIntentId: string | null;
+  metadata: Record<string, string>;
+}
+
+/** How far a webhook's signed timestamp may be from our clock, either way (Stripe's own default for the past). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export interface ChargeRequest {
   attemptId: string;
@@ -25,8 +53,16 @@ export interface PaymentProvider {
   /** Creates and confirms a PaymentIntent keyed by the attempt id; repeating it never charges twice. */
   charge(c: ChargeRequest, timeoutMs: number): Promise<ChargeOutcome>;
   refund(r: { refundId: string; bookingId: string; paymentIntentId: string; amount: number }, timeoutMs: number): Promise<RefundOutcome>;
-  /** Verifies a webhook's Stripe-Signature; throws when it does not verify. */
-  verifyWebhook(rawBody: Buffer, signature: string): Stripe.Event;
+  /** The provider's own record of a PaymentIntent; null when it has none. Throws when it could not be asked. */
+  retrievePaymentIntent(id: string, timeoutMs: number): Promise<ProviderPaymentIntent | null>;
+  /** The provider's own record of a refund; null when it has none. Throws when it could not be asked. */
+  retrieveRefund(id: string, timeoutMs: number): Promise<ProviderRefund | null>;
+  /**
+   * Verifies a webhook's Stripe-Signature (the HMAC, and a timestamp at most
+   * WEBHOOK_TOLERANCE_SECONDS off either way); the signed text, not yet known to be
+   * an event. Throws when it does not verify.
+   */
+  verifyWebhook(rawBody: Buffer, signature: string): string;
 }
 
 export interface StripeSettings {
@@ -39,6 +75,24 @@ export interface StripeSettings {
 function errorType(err: unknown): string {
   const type = (err as { type?: unknown } | null)?.type;
   return typeof type === 'string' ? type : 'unknown';
+}
+
+/**
+ * The provider answered that there is no such object (404, or 400 for an id it
+ * cannot even parse), as opposed to not answering: asking again cannot help.
+ */
+function isMissing(err: unknown): boolean {
+  return errorType(err) === 'StripeInvalidRequestError';
+}
+
+/** The timestamp the SDK checks: the last `t=` of the header. */
+function signedAt(header: string): number {
+  let t = Number.NaN;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') t = Number.parseInt(value ?? '', 10);
+  }
+  return t;
 }
 
 export class StripeProvider implements PaymentProvider {
@@ -99,11 +153,47 @@ export class StripeProvider implements PaymentProvider {
       );
       return { kind: 'succeeded', refundId: refund.id };
     } catch (err) {
-      return { kind: 'retry', reason: `${errorType(err)}: ${(err as Error).message}` };
+      const reason = `${errorType(err)}: ${(err as Error).message}`;
+      // A 400/404 answer to a refund is the provider's decision on the request
+      // itself; 409 (key in use), 429, 5xx and lost answers are worth another try.
+      if (errorType(err) === 'StripeInvalidRequestError') {
+        return { kind: 'refused', code: (err as { code?: string }).code ?? 'invalid_request', reason };
+      }
+      return { kind: 'retry', reason };
     }
   }
 
-  verifyWebhook(rawBody: Buffer, signature: string): Stripe.Event {
-    return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
+  async retrievePaymentIntent(id: string, timeoutMs: number): Promise<ProviderPaymentIntent | null> {
+    try {
+      const pi = await this.stripe.paymentIntents.retrieve(id, {}, { timeout: timeoutMs });
+      return {
+        id: pi.id, status: pi.status, amount: pi.amount, currency: pi.currency, metadata: pi.metadata ?? {},
+        lastPaymentErrorCode: pi.last_payment_error?.code ?? null,
+      };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async retrieveRefund(id: string, timeoutMs: number): Promise<ProviderRefund | null> {
+    try {
+      const r = await this.stripe.refunds.retrieve(id, {}, { timeout: timeoutMs });
+      const pi = typeof r.payment_intent === 'string' ? r.payment_intent : r.payment_intent?.id ?? null;
+      return { id: r.id, status: r.status, amount: r.amount, paymentIntentId: pi, metadata: r.metadata ?? {} };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  verifyWebhook(rawBody: Buffer, signature: string): string {
+    const { signature: verifier } = this.stripe.webhooks;
+    if (!verifier) throw new Error('this build of the Stripe SDK cannot verify webhook signatures');
+    verifier.verifyHeader(rawBody, signature, this.settings.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+    // The SDK refuses only timestamps too old; one far in the future is refused here too.
+    const skew = Math.abs(Date.now() / 1000 - signedAt(signature));
+    if (!(skew <= WEBHOOK_TOLERANCE_SECONDS)) throw new Error('the signed timestamp is more than 5 minutes off');
+    return rawBody.toString('utf8');
   }
 }

@@ -19,7 +19,7 @@ export class Workers {
       new Loop('reconcile', () => reconcilePayments(ctx), every, log),
       new Loop('tickets', () => relayOutbox(ctx, 'ticket.issue', log), every, log),
       new Loop('refunds', () => relayOutbox(ctx, 'refund.create', log), every, log),
-      new Loop('webhooks', () => applyLeftoverEvents(ctx), every * 4, log),
+      new Loop('webhooks', () => applyLeftoverEvents(ctx, log), every * 4, log),
       new Loop('hold-tally', () => ctx.holdTally.flush(ctx.db), 1000, log),
     ];
   }

@@ -32,6 +32,7 @@ describe('admin stats and booking metrics', () => {
       hold_conflicts: 1,
       bookings_confirmed: 1,
       refunds: 1,
+      refunds_failed: 0,
       double_sold: 0,
     });
     expect(kept.booking_id).toBeTruthy();

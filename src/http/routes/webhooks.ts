@@ -12,14 +12,14 @@ export default async function webhookRoutes(app: FastifyInstance, { ctx }: { ctx
     schema: { tags: ['bookings'], summary: 'Payment provider events (Stripe-Signature)', hide: false },
   }, async (req, reply) => {
     const signature = req.headers['stripe-signature'];
-    let event;
+    let signed: string;
     try {
       if (typeof signature !== 'string' || !Buffer.isBuffer(req.body)) throw new Error('missing signature');
-      event = ctx.payments.verifyWebhook(req.body, signature);
+      signed = ctx.payments.verifyWebhook(req.body, signature);
     } catch {
-      return sendProblem(reply, 'WEBHOOK_SIGNATURE_INVALID', 'the Stripe-Signature header is missing or does not verify');
+      return sendProblem(reply, 'WEBHOOK_SIGNATURE_INVALID', 'the Stripe-Signature header is missing, does not verify, or its timestamp is more than 5 minutes off');
     }
-    const fresh = await receiveProviderEvent(ctx, { id: event.id, type: event.type, payload: event });
+    const fresh = await receiveProviderEvent(ctx, signed, req.log);
     return reply.code(200).send({ received: true, duplicate: !fresh });
   });
 }

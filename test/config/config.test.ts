@@ -1,0 +1,30 @@
+// Configuration checked once at boot (src/config.ts): a service pointed at real
+// Stripe never runs with the simulator's public webhook secret (API.md "Bookings
+// and payment": it refuses to start without STRIPE_WEBHOOK_SECRET).
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('loadConfig: the webhook secret', () => {
+  it('refuses a real STRIPE_SECRET_KEY without STRIPE_WEBHOOK_SECRET', () => {
+    for (const key of ['sk_live_51Habc', 'sk_test_51Habc', 'rk_live_51Habc']) {
+      expect(() => loadConfig({ STRIPE_SECRET_KEY: key }), key).toThrow(/STRIPE_WEBHOOK_SECRET/);
+      expect(() => loadConfig({ STRIPE_SECRET_KEY: key, STRIPE_WEBHOOK_SECRET: '' }), key).toThrow(/STRIPE_WEBHOOK_SECRET/);
+    }
+  });
+
+  it("refuses a real STRIPE_SECRET_KEY with the simulator's public whsec_sim", () => {
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_live_51Habc', STRIPE_WEBHOOK_SECRET: 'whsec_sim' })).toThrow(/STRIPE_WEBHOOK_SECRET/);
+  });
+
+  it('starts with a real key and its own webhook secret', () => {
+    const c = loadConfig({ STRIPE_SECRET_KEY: 'sk_live_51Habc', STRIPE_WEBHOOK_SECRET: 'whsec_endpoint_secret' });
+    expect(c.stripeSecretKey).toBe('sk_live_51Habc');
+    expect(c.stripeWebhookSecret).toBe('whsec_endpoint_secret');
+  });
+
+  it('keeps the simulator working without any secret: no key, or the simulator key', () => {
+    expect(loadConfig({})).toMatchObject({ stripeSecretKey: null, stripeWebhookSecret: 'whsec_sim' });
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_sim', STRIPE_API_URL: 'http://127.0.0.1:12111' }))
+      .toMatchObject({ stripeSecretKey: 'sk_test_sim', stripeWebhookSecret: 'whsec_sim' });
+  });
+});
