@@ -18,6 +18,8 @@ import { Workers } from './workers/supervisor.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
+import { RateLimits } from './abuse/rateLimits.js';
+import { ClientExemptions } from './abuse/exemptions.js';
 
 export interface Service {
   ctx: Context;
@@ -45,6 +47,7 @@ export async function openService(
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
   }));
+  const rateLimitExempt = new ClientExemptions(config.rateLimitExempt);
   await migrate(db, opts.log);
   // Every instance must verify every other's tokens: the secret comes from the
   // environment, or is made once and kept in the database.
@@ -60,6 +63,8 @@ export async function openService(
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
+    rateLimits: RateLimits.open(config, { warn: (o, m) => app.log.warn(o, m) }),
+    rateLimitExempt,
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
@@ -82,6 +87,7 @@ export async function openService(
         clearInterval(closing);
       }
       await workers.stop();
+      await ctx.rateLimits.close();
       await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();
     },
