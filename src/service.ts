@@ -53,6 +53,7 @@ export async function openService(
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
   const halls = new HallCatalog(db);
+  let log: FastifyInstance['log'] | undefined; // the app's, once it exists
   const ctx: Context = {
     config,
     db,
@@ -63,11 +64,12 @@ export async function openService(
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
-    rateLimits: RateLimits.open(config, { warn: (o, m) => app.log.warn(o, m) }),
+    rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
     rateLimitExempt,
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
+  log = app.log;
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
   const workers = new Workers(ctx, app.log);
   return {

@@ -22,19 +22,20 @@ export async function register(ctx: Context, input: { email: string; password: s
 
 /**
  * Signs in with email and password; the same answer for an unknown email and a
- * wrong password. Limits come first (before the slow hash): the address's and the
- * account's budgets, then the lock that failures in a row put on the account.
+ * wrong password. Limits come first, before the slow hash: the lock that
+ * failures in a row put on the account (refusing spends no budget), then the
+ * account's and the address's budgets.
  */
 export async function signIn(ctx: Context, input: { email: string; password: string }, client: Client) {
   const account = accountOfEmail(input.email);
   if (!client.exempt) {
-    await throttleOrThrow(ctx, client, [['sign_in_address', client.address], ['sign_in_account', account]]);
     const lock = await ctx.rateLimits.signInLock(account);
     if (!lock.allowed) {
       ctx.metrics.rateLimited.inc({ policy: 'sign_in_failures' });
       const r = rateLimited(lock.retryAfterSeconds);
       throw new DomainError(r.code, r.message, r.extensions);
     }
+    await throttleOrThrow(ctx, client, [['sign_in_account', account], ['sign_in_address', client.address]]);
   }
   const user = await findUserByEmail(ctx.db, input.email);
   // Compare against some hash even for unknown emails, so timing does not reveal accounts.

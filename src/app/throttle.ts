@@ -1,7 +1,7 @@
 // The abuse limits as use-cases see them: one request taken from each budget it
 // belongs to, and a 429 RATE_LIMITED when any of them is spent.
 import { DomainError, ERROR_STATUS, type Refusal } from '../domain/errors.js';
-import { strictest, type PolicyName, type Verdict } from '../domain/rateLimits.js';
+import type { PolicyName, Verdict } from '../domain/rateLimits.js';
 import type { Context } from './context.js';
 
 /** Who is asking, as far as limits go: the client address, and whether RATE_LIMIT_EXEMPT covers it. */
@@ -22,15 +22,22 @@ export function rateLimited(retryAfterSeconds: number): Refusal {
 }
 
 /**
- * Takes one request from every budget (in parallel: one Redis round trip in all);
- * the refusal with the longest wait, or null. An exempt client is never refused.
- * Returned as data, not thrown: an attacker's flood is mostly refusals.
+ * Takes one request from each budget in turn and stops at the first that is
+ * spent: a request refused for its account does not spend its address's budget,
+ * so one abusive account does not lock out its neighbours behind the same NAT.
+ * An exempt client is never refused. Returned as data, not thrown: an
+ * attacker's flood is mostly refusals.
  */
 export async function throttle(ctx: Context, client: Client, budgets: readonly Budget[]): Promise<Refusal | null> {
   if (client.exempt) return null;
-  const verdicts = await Promise.all(budgets.map(([name, key]) => ctx.rateLimits.consume(ctx.rateLimits.policies[name], key)));
-  verdicts.forEach((v, i) => { if (!v.allowed) ctx.metrics.rateLimited.inc({ policy: budgets[i]![0] }); });
-  return refusalOf(strictest(verdicts));
+  for (const [name, key] of budgets) {
+    const verdict = await ctx.rateLimits.consume(ctx.rateLimits.policies[name], key);
+    if (!verdict.allowed) {
+      ctx.metrics.rateLimited.inc({ policy: name });
+      return refusalOf(verdict);
+    }
+  }
+  return null;
 }
 
 export function refusalOf(v: Verdict): Refusal | null {

@@ -56,12 +56,3 @@ export function lockSecondsAfter(failures: number, s: Pick<RateLimitSettings, 's
 export function accountOfEmail(email: string): string {
   return email.toLowerCase();
 }
-
-/** The most restrictive of several verdicts (the longest wait wins). */
-export function strictest(verdicts: readonly Verdict[]): Verdict {
-  let worst: Verdict = ALLOWED;
-  for (const v of verdicts) {
-    if (!v.allowed && (worst.allowed || v.retryAfterSeconds > worst.retryAfterSeconds)) worst = v;
-  }
-  return worst;
-}

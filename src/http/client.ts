@@ -12,8 +12,8 @@ export function clientOf(ctx: Context, req: FastifyRequest): Client {
 
 /**
  * An onRequest hook, after the auth hook: one request from the caller's account
- * budget and its address budget, so a 429 answers right after a 401, before any
- * lookup or body parsing.
+ * budget, then its address budget, so a 429 answers right after a 401, before
+ * any lookup or body parsing.
  */
 export function limitPerAccountAndAddress(ctx: Context, account: PolicyName, address: PolicyName): onRequestAsyncHookHandler {
   return async function (req: FastifyRequest, reply: FastifyReply) {
