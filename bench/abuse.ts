@@ -6,7 +6,7 @@
 // speaks from a loopback address of its own (127.0.1.k), the attacker from
 // 127.0.0.1. Goal: the buyer's p99 under attack within 2× of idle.
 //
-//   npm run bench:abuse     BENCH_BUYERS=100 BENCH_ROUNDS=4 BENCH_CONCURRENCY=4 BENCH_ATTACKERS=32
+//   npm run bench:abuse     BENCH_BUYERS=100 BENCH_ROUNDS=4 BENCH_CONCURRENCY=4 BENCH_ATTACKERS=32 BENCH_ATTACK_RATE=400 (requests/s; 0: as fast as possible)
 import { Agent, request } from 'undici';
 import { runBenchmark } from './lib/cleanup.js';
 import { createBenchDatabase } from './lib/db.js';
@@ -42,6 +42,7 @@ runBenchmark(async () => {
   const rounds = envNumber('BENCH_ROUNDS', 4);
   const concurrency = envNumber('BENCH_CONCURRENCY', 4);
   const attackers = envNumber('BENCH_ATTACKERS', 32);
+  const attackRate = process.env.BENCH_ATTACK_RATE === '0' ? 0 : envNumber('BENCH_ATTACK_RATE', 400);
   const db = await createBenchDatabase();
   const service = await startService({ databaseUrl: db.url, env: { RATE_LIMIT_EXEMPT: SETUP_ADDRESS, DB_POOL_SIZE: '20' } });
   const base = service.baseUrl;
@@ -88,23 +89,51 @@ runBenchmark(async () => {
 
   const idle = await normalBuying('idle');
 
-  // The attacker: wrong passwords for one account and new accounts, as fast as its connections allow.
+  // The attacker: wrong passwords for one account and new accounts, alternating,
+  // at a fixed rate (open loop, as a script would), or as fast as its connections
+  // allow with BENCH_ATTACK_RATE=0 (closed loop: on this one machine it then
+  // competes with the service for the same cores).
   const attack = agentFrom('127.0.0.1', attackers);
   const attackStatus = new Map<string, number>();
   let attacking = true;
   let attempts = 0;
+  let inFlight = 0;
+  let dropped = 0;
   const attackStarted = performance.now();
-  const flood = Array.from({ length: attackers }, async (_, k) => {
-    for (let n = 0; attacking; n++) {
-      const signUp = (n + k) % 2 === 0;
+  const attackOnce = async (n: number) => {
+    const signUp = n % 2 === 0;
+    inFlight++;
+    try {
       const r = signUp
-        ? await post(attack, `${base}/v1/users`, { email: `spam-${k}-${n}@bench.example`, password: PASSWORD })
-        : await post(attack, `${base}/v1/sessions`, { email: 'victim@bench.example', password: `guess-${k}-${n}` });
-      attempts++;
+        ? await post(attack, `${base}/v1/users`, { email: `spam-${n}@bench.example`, password: PASSWORD })
+        : await post(attack, `${base}/v1/sessions`, { email: 'victim@bench.example', password: `wrong-guess-${n}` });
       const key = `${signUp ? 'sign-up' : 'sign-in'} ${r.status}`;
       attackStatus.set(key, (attackStatus.get(key) ?? 0) + 1);
+    } finally {
+      inFlight--;
     }
-  });
+  };
+  let flood: Promise<unknown>;
+  if (attackRate > 0) {
+    const pending = new Set<Promise<void>>();
+    flood = (async () => {
+      for (let tick = 0; attacking; tick++) {
+        // Requests due by now at the configured rate; beyond `attackers` in flight they are not sent.
+        const due = Math.floor(((performance.now() - attackStarted) / 1000) * attackRate);
+        while (attempts < due) {
+          if (inFlight >= attackers) { dropped += due - attempts; attempts = due; break; }
+          const p = attackOnce(attempts++).finally(() => pending.delete(p));
+          pending.add(p);
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await Promise.all(pending);
+    })();
+  } else {
+    flood = Promise.all(Array.from({ length: attackers }, async () => {
+      while (attacking) await attackOnce(attempts++);
+    }));
+  }
   // The attacker's budgets allow a few slow requests (the first sign-ins and
   // sign-ups run the password hash); measure once they are spent, in the state
   // the limits hold for the rest of the attack, and say how long that took.
@@ -115,7 +144,7 @@ runBenchmark(async () => {
   note(`  the attacker's budgets were spent ${fixed(warmUp, 1)} s into the attack; measuring from 1 s later`);
   const underAttack = await normalBuying('under attack');
   attacking = false;
-  await Promise.all(flood);
+  await flood;
   const attackSeconds = (performance.now() - attackStarted) / 1000;
 
   await closeApiClient();
@@ -129,5 +158,5 @@ runBenchmark(async () => {
   say(`under attack / idle: p50 ${fixed(underAttack.p.p50 / idle.p.p50, 2)}x, p99 ${fixed(underAttack.p.p99 / idle.p.p99, 2)}x (goal: p99 within 2x)`);
   const sorted = [...attackStatus.entries()].sort(([a], [b]) => a.localeCompare(b));
   say(`the attacker's budgets (sign-in, sign-up) were spent ${fixed(warmUp, 1)} s into the attack; the second run started 1 s later`);
-  say(`attacker (127.0.0.1, ${attackers} connections): ${attempts} requests in ${fixed(attackSeconds, 1)} s (${fixed(attempts / attackSeconds, 0)}/s): ${sorted.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  say(`attacker (127.0.0.1, ${attackRate ? `${attackRate}/s` : 'closed loop'}, up to ${attackers} in flight${dropped ? `, ${dropped} not sent` : ''}): ${attempts - dropped} requests in ${fixed(attackSeconds, 1)} s (${fixed((attempts - dropped) / attackSeconds, 0)}/s): ${sorted.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 });
