@@ -1,5 +1,6 @@
 // The abuse limits of the contract ("Abuse" in API.md) as plain data: which
 // budgets exist, what each counts per key, and how a locked account's wait grows.
+import { createHash } from 'node:crypto';
 import type { Rate, RateLimitSettings } from '../config.js';
 
 export type PolicyName =
@@ -52,7 +53,10 @@ export function lockSecondsAfter(failures: number, s: Pick<RateLimitSettings, 's
   return Math.min(s.signInLockMaxSeconds, s.signInLockSeconds * 2 ** Math.min(beyond - 1, 31));
 }
 
-/** The account key of sign-in limits: emails differ only in case for the same person. */
+/**
+ * The account key of sign-in limits: the same for an email in any case (as
+ * accounts are), and a digest, so that no email address is stored in Redis.
+ */
 export function accountOfEmail(email: string): string {
-  return email.toLowerCase();
+  return createHash('sha256').update(email.toLowerCase()).digest('base64url').slice(0, 32);
 }

@@ -1,6 +1,6 @@
 // The client behind a request as the abuse limits see it. req.ip honours
 // TRUST_PROXY (Fastify's trustProxy), so behind a proxy it is the real client.
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { Context } from '../app/context.js';
 import { throttle, type Budget, type Client } from '../app/throttle.js';
 import type { PolicyName } from '../domain/rateLimits.js';
@@ -15,13 +15,16 @@ export function clientOf(ctx: Context, req: FastifyRequest): Client {
  * budget, then its address budget, so a 429 answers right after a 401, before
  * any lookup or body parsing.
  */
-export function limitPerAccountAndAddress(ctx: Context, account: PolicyName, address: PolicyName): onRequestAsyncHookHandler {
-  return async function (req: FastifyRequest, reply: FastifyReply) {
+export function limitPerAccountAndAddress(ctx: Context, account: PolicyName, address: PolicyName): onRequestHookHandler {
+  // Callback style: an exempt client (a load test) passes without a promise.
+  return function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     const client = clientOf(ctx, req);
-    if (client.exempt) return;
+    if (client.exempt) return done();
     const budgets: Budget[] = [[account, req.principal!.userId], [address, client.address]];
-    const refused = await throttle(ctx, client, budgets);
-    if (refused) return sendProblem(reply, refused.code, refused.message, refused.extensions);
+    throttle(ctx, client, budgets).then((refused) => {
+      if (!refused) return done();
+      void sendProblem(reply, refused.code, refused.message, refused.extensions);
+    }, done);
   };
 }
 

@@ -46,7 +46,9 @@ describe('rate-limit policy', () => {
 
   it('rounds waits up to whole seconds, at least one, and keys accounts case-insensitively', () => {
     expect([0, 1, 999, 1000, 1001, 59_500].map(retryAfterSeconds)).toEqual([1, 1, 1, 1, 2, 60]);
-    expect(accountOfEmail('Admin@BoxOffice.Test')).toBe('admin@boxoffice.test');
+    expect(accountOfEmail('Admin@BoxOffice.Test')).toBe(accountOfEmail('admin@boxoffice.test'));
+    expect(accountOfEmail('Admin@BoxOffice.Test')).not.toBe(accountOfEmail('admin2@boxoffice.test'));
+    expect(accountOfEmail('admin@boxoffice.test')).not.toContain('boxoffice');
   });
 });
 

@@ -181,3 +181,28 @@ describe('Redis unreachable', () => {
     expect(countStatuses(answers)).toEqual({ 201: 20, 429: 40 });
   });
 });
+
+describe('TRUST_PROXY', () => {
+  let t: TestService;
+  let direct: TestService;
+  beforeAll(async () => {
+    const rateLimits = rateLimitSettings({ RATE_LIMIT_SIGN_UP_PER_ADDRESS: '3/600' });
+    [t, direct] = await Promise.all([
+      startTestService({ config: { trustProxy: true, rateLimitExempt: ['198.51.100.0/24'], rateLimits } }),
+      startTestService({ config: { rateLimitExempt: [], rateLimits } }),
+    ]);
+  });
+  afterAll(async () => { await Promise.all([t?.close(), direct?.close()]); });
+
+  const signUp = (s: TestService, who: string, forwardedFor: string) =>
+    s.http.post('/v1/users', { email: email(who), password: PASSWORD }, undefined, { 'x-forwarded-for': forwardedFor });
+
+  it('behind a proxy, counts the forwarded client address (and exempts by it); without TRUST_PROXY the header changes nothing', async () => {
+    const a = await fire(5, 5, (i) => signUp(t, `proxied-a-${i}`, '203.0.113.7'));
+    const b = await fire(5, 5, (i) => signUp(t, `proxied-b-${i}`, '203.0.113.8'));
+    const trusted = await fire(5, 5, (i) => signUp(t, `proxied-c-${i}`, '198.51.100.5'));
+    expect([countStatuses(a), countStatuses(b), countStatuses(trusted)]).toEqual([{ 201: 3, 429: 2 }, { 201: 3, 429: 2 }, { 201: 5 }]);
+    const spoofed = await fire(6, 6, (i) => signUp(direct, `spoofed-${i}`, `198.51.100.${i + 1}`));
+    expect(countStatuses(spoofed)).toEqual({ 201: 3, 429: 3 });
+  });
+});
