@@ -6,7 +6,9 @@
 // speaks from a loopback address of its own (127.0.1.k), the attacker from
 // 127.0.0.1. Goal: the buyer's p99 under attack within 2× of idle.
 //
-//   npm run bench:abuse     BENCH_BUYERS=100 BENCH_ROUNDS=4 BENCH_CONCURRENCY=4 BENCH_ATTACKERS=32 BENCH_ATTACK_RATE=400 (requests/s; 0: as fast as possible)
+//   [REDIS_URL=redis://127.0.0.1:6379] npm run bench:abuse     BENCH_BUYERS=100 BENCH_ROUNDS=4 BENCH_CONCURRENCY=4 BENCH_ATTACKERS=32 BENCH_ATTACK_RATE=400 (requests/s; 0: as fast as possible)
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { runBenchmark } from './lib/cleanup.js';
 import { createBenchDatabase } from './lib/db.js';
@@ -37,6 +39,20 @@ async function post(agent: Agent, url: string, body: unknown, token?: string, me
   return { status: res.statusCode, body: text && String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined };
 }
 
+async function deleteKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 runBenchmark(async () => {
   const buyersN = envNumber('BENCH_BUYERS', 100);
   const rounds = envNumber('BENCH_ROUNDS', 4);
@@ -44,7 +60,10 @@ runBenchmark(async () => {
   const attackers = envNumber('BENCH_ATTACKERS', 32);
   const attackRate = process.env.BENCH_ATTACK_RATE === '0' ? 0 : envNumber('BENCH_ATTACK_RATE', 400);
   const db = await createBenchDatabase();
-  const service = await startService({ databaseUrl: db.url, env: { RATE_LIMIT_EXEMPT: SETUP_ADDRESS, DB_POOL_SIZE: '20' } });
+  // With REDIS_URL in the environment the limits run through Redis, under keys of this run only.
+  const prefix = `bo_bench:${randomBytes(6).toString('hex')}`;
+  const service = await startService({ databaseUrl: db.url, env: { RATE_LIMIT_EXEMPT: SETUP_ADDRESS, RATE_LIMIT_PREFIX: prefix, DB_POOL_SIZE: '20' } });
+  note(`rate limits ${process.env.REDIS_URL ? `through Redis at ${process.env.REDIS_URL}` : 'in process'}`);
   const base = service.baseUrl;
   note(`service on ${base}`);
   const show = await createShow(base, await adminToken(base), { rows: 10, seatsPerRow: 20, per_user_limit: 10 });
@@ -151,6 +170,7 @@ runBenchmark(async () => {
   await Promise.all(agents.map((a) => a.close()));
   await service.stop();
   await db.drop();
+  if (process.env.REDIS_URL) await deleteKeys(process.env.REDIS_URL, prefix);
 
   const row = (label: string, x: { p: Percentiles; failures: Map<number, number> }) =>
     [label, String(x.p.count), fixed(x.p.p50, 1), fixed(x.p.p90, 1), fixed(x.p.p99, 1), fixed(x.p.max, 1), JSON.stringify(Object.fromEntries(x.failures))];
