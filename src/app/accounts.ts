@@ -6,7 +6,7 @@ import type { Role } from '../auth/tokens.js';
 import { findUserByEmail, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
 import { accountOfEmail } from '../domain/rateLimits.js';
-import { rateLimited, throttleOrThrow, type Client } from './throttle.js';
+import { rateLimitedError, throttleOrThrow, type Client } from './throttle.js';
 
 let dummyHash: Promise<string> | undefined;
 
@@ -32,8 +32,7 @@ export async function signIn(ctx: Context, input: { email: string; password: str
     const lock = await ctx.rateLimits.signInLock(account);
     if (!lock.allowed) {
       ctx.metrics.rateLimited.inc({ policy: 'sign_in_failures' });
-      const r = rateLimited(lock.retryAfterSeconds);
-      throw new DomainError(r.code, r.message, r.extensions);
+      throw rateLimitedError(lock.retryAfterSeconds);
     }
     await throttleOrThrow(ctx, client, [['sign_in_account', account], ['sign_in_address', client.address]]);
   }

@@ -44,6 +44,12 @@ export function refusalOf(v: Verdict): Refusal | null {
   return v.allowed ? null : rateLimited(v.retryAfterSeconds);
 }
 
+/** A 429 for use-cases that throw their refusals. */
+export function rateLimitedError(retryAfterSeconds: number): DomainError {
+  const r = rateLimited(retryAfterSeconds);
+  return new DomainError(r.code, r.message, r.extensions);
+}
+
 /** throttle() for use-cases that throw their refusals. */
 export async function throttleOrThrow(ctx: Context, client: Client, budgets: readonly Budget[]): Promise<void> {
   const refused = await throttle(ctx, client, budgets);
