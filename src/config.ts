@@ -34,6 +34,36 @@ export interface Config {
   metricsToken: string | null;
   /** When set, /metrics is served only on this port (on `host`), not on the API's. */
   metricsPort: number | null;
+  /** Fastify's trustProxy: true, a hop count, or addresses/CIDRs of trusted proxies; false reads the socket's address. */
+  trustProxy: boolean | number | string;
+  /** Addresses or CIDR ranges never answered 429 (load tests, rehearsals). */
+  rateLimitExempt: string[];
+  /** Prefix of the rate limiters' Redis keys, so several deployments can share one Redis. */
+  rateLimitPrefix: string;
+  rateLimits: RateLimitSettings;
+  /** Stored Idempotency-Key answers older than this are forgotten (and swept). */
+  idempotencyTtlHours: number;
+}
+
+/** At most `points` requests per `seconds`, per key. */
+export interface Rate {
+  points: number;
+  seconds: number;
+}
+
+export interface RateLimitSettings {
+  signUpPerAddress: Rate;
+  signInPerAddress: Rate;
+  signInPerAccount: Rate;
+  /** Failed sign-ins in a row for one account before each further failure locks it. */
+  signInFreeFailures: number;
+  /** The first lock; each further failure doubles it, up to the maximum. */
+  signInLockSeconds: number;
+  signInLockMaxSeconds: number;
+  purchasePerAccount: Rate;
+  purchasePerAddress: Rate;
+  queueJoinPerAccount: Rate;
+  queueJoinPerAddress: Rate;
 }
 
 /** An integer environment variable of at least `min`, or the fallback when unset. */
@@ -43,6 +73,38 @@ export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
+}
+
+/** A rate written `<points>/<seconds>`, e.g. `10/60`, or the fallback when unset. */
+export function rate(env: NodeJS.ProcessEnv, name: string, fallback: Rate): Rate {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} must look like <requests>/<seconds> (e.g. 10/60), got "${raw}"`);
+  return { points: Number(m[1]), seconds: Number(m[2]) };
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
+  const lock = int(env, 'RATE_LIMIT_SIGN_IN_LOCK_SECONDS', 2, 1);
+  return {
+    signUpPerAddress: rate(env, 'RATE_LIMIT_SIGN_UP_PER_ADDRESS', { points: 20, seconds: 600 }),
+    signInPerAddress: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ADDRESS', { points: 60, seconds: 60 }),
+    signInPerAccount: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ACCOUNT', { points: 10, seconds: 60 }),
+    signInFreeFailures: int(env, 'RATE_LIMIT_SIGN_IN_FREE_FAILURES', 5, 0),
+    signInLockSeconds: lock,
+    signInLockMaxSeconds: int(env, 'RATE_LIMIT_SIGN_IN_LOCK_MAX_SECONDS', Math.max(900, lock), lock),
+    purchasePerAccount: rate(env, 'RATE_LIMIT_PURCHASE_PER_ACCOUNT', { points: 60, seconds: 60 }),
+    purchasePerAddress: rate(env, 'RATE_LIMIT_PURCHASE_PER_ADDRESS', { points: 1200, seconds: 60 }),
+    queueJoinPerAccount: rate(env, 'RATE_LIMIT_QUEUE_JOIN_PER_ACCOUNT', { points: 10, seconds: 60 }),
+    queueJoinPerAddress: rate(env, 'RATE_LIMIT_QUEUE_JOIN_PER_ADDRESS', { points: 300, seconds: 60 }),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -89,5 +151,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     ticketSigningJwk: env.TICKET_SIGNING_JWK || null,
     metricsToken,
     metricsPort,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    rateLimitExempt: (env.RATE_LIMIT_EXEMPT ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'boxoffice:rl',
+    rateLimits: rateLimitSettings(env),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
   });
 }

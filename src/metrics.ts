@@ -56,6 +56,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimited = new Counter({
+    name: 'boxoffice_rate_limited_total',
+    help: 'Requests refused with 429 RATE_LIMITED, by the policy that refused them',
+    labelNames: ['policy'] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Database) {
     collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
     new Gauge({

@@ -20,6 +20,8 @@ import { Workers } from './workers/supervisor.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
+import { RateLimits } from './abuse/rateLimits.js';
+import { ClientExemptions } from './abuse/exemptions.js';
 
 export interface Service {
   ctx: Context;
@@ -49,11 +51,13 @@ export async function openService(
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
   }));
+  const rateLimitExempt = new ClientExemptions(config.rateLimitExempt);
   await migrate(db, opts.log);
   // Every instance must verify every other's tokens: the secret comes from the
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
   const halls = new HallCatalog(db);
+  let log: FastifyInstance['log'] | undefined; // the app's, once it exists
   const ctx: Context = {
     config,
     db,
@@ -64,9 +68,12 @@ export async function openService(
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
+    rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
+    rateLimitExempt,
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
+  log = app.log;
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
   const workers = new Workers(ctx, app.log);
   const metricsListener = new MetricsListener(ctx, app.log);
@@ -91,6 +98,7 @@ export async function openService(
         clearInterval(closing);
       }
       await workers.stop();
+      await ctx.rateLimits.close();
       await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();
     },

@@ -163,6 +163,7 @@ export function startService(o: { databaseUrl: string; env?: Record<string, stri
       BOXOFFICE_ADMIN_EMAIL: ADMIN.email,
       BOXOFFICE_ADMIN_PASSWORD: ADMIN.password,
       LOG_LEVEL: 'warn',
+      RATE_LIMIT_EXEMPT: '127.0.0.1,::1',
       ...o.env,
     },
     ready: /serving on http:\/\/[^\s:]+:(\d+)/,

@@ -6,11 +6,14 @@ import type { Role } from '../auth/tokens.js';
 import { randomBytes } from 'node:crypto';
 import { countAdmins, findUserByEmail, findUserRole, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
+import { accountOfEmail } from '../domain/rateLimits.js';
+import { rateLimitedError, throttleOrThrow, type Client } from './throttle.js';
 
 let dummyHash: Promise<string> | undefined;
 
-/** Registers a buyer account and signs it in. */
-export async function register(ctx: Context, input: { email: string; password: string; name?: string }) {
+/** Registers a buyer account and signs it in. The address's sign-up budget is checked before the slow hash. */
+export async function register(ctx: Context, input: { email: string; password: string; name?: string }, client: Client) {
+  await throttleOrThrow(ctx, client, [['sign_up_address', client.address]]);
   const id = newId('usr');
   const password_hash = await hashPassword(input.password);
   const created = await insertUser(ctx.db, { id, email: input.email, password_hash, name: input.name ?? null });
@@ -18,13 +21,31 @@ export async function register(ctx: Context, input: { email: string; password: s
   return { user_id: id, token: await ctx.tokens.issue({ userId: id, role: 'user' }) };
 }
 
-/** Signs in with email and password; the same answer for an unknown email and a wrong password. */
-export async function signIn(ctx: Context, input: { email: string; password: string }) {
+/**
+ * Signs in with email and password; the same answer for an unknown email and a
+ * wrong password. Limits come first, before the slow hash: the lock that
+ * failures in a row put on the account (refusing spends no budget), then the
+ * account's and the address's budgets.
+ */
+export async function signIn(ctx: Context, input: { email: string; password: string }, client: Client) {
+  const account = accountOfEmail(input.email);
+  if (!client.exempt) {
+    const lock = await ctx.rateLimits.signInLock(account);
+    if (!lock.allowed) {
+      ctx.metrics.rateLimited.inc({ policy: 'sign_in_failures' });
+      throw rateLimitedError(lock.retryAfterSeconds);
+    }
+    await throttleOrThrow(ctx, client, [['sign_in_account', account], ['sign_in_address', client.address]]);
+  }
   const user = await findUserByEmail(ctx.db, input.email);
   // Compare against some hash even for unknown emails, so timing does not reveal accounts.
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(input.password, user?.password_hash ?? (await dummyHash));
-  if (!user || !ok) throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
+  if (!user || !ok) {
+    if (!client.exempt) await ctx.rateLimits.signInFailed(account);
+    throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
+  }
+  if (!client.exempt) await ctx.rateLimits.signInSucceeded(account);
   return { user_id: user.id, token: await ctx.tokens.issue({ userId: user.id, role: user.role }), role: user.role };
 }
 

@@ -7,6 +7,8 @@ import type { SeatMaps } from './seatMaps.js';
 import type { PaymentProvider } from '../payments/provider.js';
 import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
+import type { RateLimits } from '../abuse/rateLimits.js';
+import type { ClientExemptions } from '../abuse/exemptions.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -19,4 +21,6 @@ export interface Context {
   payments: PaymentProvider;
   tickets: TicketSigner;
   holdTally: HoldTally;
+  rateLimits: RateLimits;
+  rateLimitExempt: ClientExemptions;
 }

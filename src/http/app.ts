@@ -18,6 +18,8 @@ import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
 
+/** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
 export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -29,6 +31,8 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
     return503OnClosing: false,
     http: { requireHostHeader: false },
     clientErrorHandler,
+    // TRUST_PROXY: req.ip (the client address the rate limits count) from X-Forwarded-For.
+    trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     // Errors the router raises before any route runs: problem+json like the rest.
     frameworkErrors: (err, req, reply) => {
       const answer = err.code === 'FST_ERR_MAX_PARAM_LENGTH'

@@ -29,6 +29,7 @@ const TITLES: Record<ErrorCode, string> = {
   TICKET_INVALID: 'Ticket invalid',
   ALREADY_CHECKED_IN: 'Already checked in',
   TICKET_VOID: 'Ticket void',
+  RATE_LIMITED: 'Too many requests',
   OVERLOADED: 'Overloaded',
   NOT_READY: 'Not ready',
   INTERNAL: 'Internal error',

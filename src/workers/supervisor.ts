@@ -1,5 +1,5 @@
 // The background work of an instance: payment reconciliation, ticket issuing,
-// refunds, leftover webhooks, hold statistics. Each task has its own loop, so a
+// refunds, leftover webhooks, hold statistics, expired Idempotency-Key answers. Each task has its own loop, so a
 // slow provider call in one (a refund whose answer is lost) never holds up
 // another (tickets). A loop runs one pass at a time; a failing pass is logged and
 // the next one retries. Polling is the truth: any number of instances (or
@@ -8,6 +8,7 @@ import type { Context } from '../app/context.js';
 import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
+import { sweepExpiredKeys } from '../app/idempotentBooking.js';
 import { Loop, type Log } from './loop.js';
 
 export class Workers {
@@ -21,6 +22,7 @@ export class Workers {
       new Loop('refunds', () => relayOutbox(ctx, 'refund.create', log), every, log),
       new Loop('webhooks', () => applyLeftoverEvents(ctx, log), every * 4, log),
       new Loop('hold-tally', () => ctx.holdTally.flush(ctx.db), 1000, log),
+      new Loop('idempotency-keys', () => sweepExpiredKeys(ctx), 30_000, log),
     ];
   }
 

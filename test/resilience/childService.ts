@@ -137,7 +137,7 @@ export class ChildService {
     const fd = openSync(this.logFile, 'a');
     const child = spawn(process.execPath, [this.mainJs, 'serve'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
+      env: { PATH: process.env.PATH ?? '', RATE_LIMIT_EXEMPT: '127.0.0.1,::1', ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
       stdio: ['ignore', fd, fd],
     });
     closeSync(fd);

@@ -13,7 +13,8 @@ export interface HttpAnswer {
 const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 10_000 });
 
 export class HttpClient {
-  constructor(readonly baseUrl: string) {}
+  /** `dispatcher`: e.g. an Agent bound to another loopback address, to speak as another client. */
+  constructor(readonly baseUrl: string, private readonly dispatcher: Agent = agent) {}
 
   async send(method: string, path: string, opts: { body?: unknown; raw?: string | Buffer; token?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -24,7 +25,7 @@ export class HttpClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
+    const res = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body, dispatcher: this.dispatcher });
     const text = await res.body.text();
     let parsed: unknown = undefined;
     if (text && String(res.headers['content-type'] ?? '').includes('json')) parsed = JSON.parse(text);

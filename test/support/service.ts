@@ -1,5 +1,6 @@
 // Starts a real boxoffice instance listening on a random port, against its own
 // PostgreSQL database (or PGlite in memory), for tests that speak HTTP to it.
+import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openService, type Service } from '../../src/service.js';
 import { openPglite } from '../../src/db/client.js';
@@ -48,6 +49,9 @@ export async function startTestService(
     paymentTimeoutMs: 2000,
     reconcileBaseSeconds: 0.2,
     workerIntervalMs: 100,
+    // Tests fire hundreds of requests from loopback: no rate limit unless a test asks for one.
+    rateLimitExempt: ['127.0.0.0/8', '::1'],
+    rateLimitPrefix: `bo_test:${randomBytes(6).toString('hex')}`,
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;

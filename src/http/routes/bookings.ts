@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -6,17 +5,12 @@ import { validationFailed, type DomainError } from '../../domain/errors.js';
 import { BODY_LIMIT } from '../limits.js';
 import * as bookings from '../../app/bookings.js';
 import type { Context } from '../../app/context.js';
+import { bookOnce } from '../../app/idempotentBooking.js';
 import { canonicalJson } from '../../domain/ids.js';
-import { claimKey, releaseKey, renewKey, storeAnswer } from '../../db/idempotency.js';
-import { findBooking } from '../../db/bookings.js';
 import { requireUser } from '../auth.js';
+import { limitPurchases } from '../client.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, Problem } from '../schemas.js';
-
-// A running request renews its key's lease every few seconds; a request whose
-// instance died leaves a lease that runs out soon, and a repeat then takes over.
-const KEY_LEASE_SECONDS = 15;
-const KEY_RENEW_MS = 5000;
 
 const checkBookingInput = TypeCompiler.Compile(BookingInput);
 
@@ -57,13 +51,13 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * BODY_LIMIT }, (_req, body, done) => done(null, body));
     scope.post('/v1/bookings', {
-      ...user,
+      onRequest: [requireUser(ctx), limitPurchases(ctx)],
       // Validated in the handler (readBookingBody); the schema documents it.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {
         tags: ['bookings'], summary: 'Pay for a hold (needs Idempotency-Key)', security, body: BookingInput,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-        response: { 201: Booking, 400: Problem, 409: Problem, 422: Problem },
+        response: { 201: Booking, 400: Problem, 409: Problem, 422: Problem, 429: Problem },
       },
     }, async (req, reply) => {
       const buyer = req.principal!;
@@ -72,34 +66,20 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
         return sendAnswer(reply, problem('IDEMPOTENCY_KEY_MISSING', 'send an Idempotency-Key header of 1 to 255 characters'));
       }
       const body = readBookingBody(req.headers['content-type'], typeof req.body === 'string' ? req.body : '');
-      const fingerprint = createHash('sha256').update(body.fingerprint).digest('hex');
-      const state = await claimKey(ctx.db, buyer.userId, key, fingerprint, KEY_LEASE_SECONDS);
-      switch (state.kind) {
+      const outcome = await bookOnce(ctx, buyer, { key, canonicalBody: body.fingerprint, input: 'error' in body ? body.error : body.input }, {
+        created: (view) => jsonAnswer(201, view),
+        failed: (err) => problemFor(err, req.log),
+      });
+      switch (outcome.kind) {
         case 'reused':
           return sendAnswer(reply, problem('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different body'));
         case 'in_flight':
           return sendAnswer(reply, problem('IDEMPOTENCY_KEY_IN_FLIGHT', 'the first request with this Idempotency-Key is still running', { retry_after: 1 }));
         case 'replay':
-          return sendAnswer(reply, jsonAnswer(state.status, state.body));
+          return sendAnswer(reply, jsonAnswer(outcome.status, outcome.body));
+        case 'answered':
+          return sendAnswer(reply, outcome.answer);
       }
-      let answer: ProblemAnswer;
-      const renew = setInterval(() => void renewKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
-      try {
-        if (state.kind === 'taken_over' && state.bookingId) {
-          // The first request died after creating its booking: answer with that booking.
-          answer = jsonAnswer(201, bookings.bookingView((await findBooking(ctx.db, state.bookingId))!));
-        } else {
-          if ('error' in body) throw body.error;
-          answer = jsonAnswer(201, await bookings.book(ctx, buyer, key, body.input));
-        }
-      } catch (err) {
-        answer = problemFor(err, req.log);
-      } finally {
-        clearInterval(renew);
-      }
-      if (answer.status >= 500) await releaseKey(ctx.db, buyer.userId, key);
-      else await storeAnswer(ctx.db, buyer.userId, key, answer.status, answer.body);
-      return sendAnswer(reply, answer);
     });
   });
 

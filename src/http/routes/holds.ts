@@ -3,15 +3,17 @@ import { notFound } from '../../domain/errors.js';
 import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
+import { limitPurchases } from '../client.js';
 import { sendProblem } from '../problem.js';
 import { Hold, HoldInput, IdParams, Problem } from '../schemas.js';
 
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const user = { onRequest: requireUser(ctx) };
+  const buyer = { onRequest: [requireUser(ctx), limitPurchases(ctx)] };
   const security = [{ bearer: [] }];
 
   app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
-    ...user,
+    ...buyer,
     // The contract answers an unknown show (404) before a bad body (400), even one
     // that does not parse: so the show is looked up before the body is read.
     preParsing: async (req, _reply, payload) => {
@@ -21,7 +23,7 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
     },
     schema: {
       tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput,
-      response: { 201: Hold, 400: Problem, 403: Problem, 404: Problem, 409: Problem },
+      response: { 201: Hold, 400: Problem, 403: Problem, 404: Problem, 409: Problem, 429: Problem },
     },
   }, async (req, reply) => {
     // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
@@ -37,8 +39,8 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
   }, async (req) => holds.getHold(ctx, req.principal!, req.params.id));
 
   app.delete<{ Params: IdParams }>('/v1/holds/:id', {
-    ...user,
-    schema: { tags: ['holds'], summary: 'Release a hold of yours', security, params: IdParams, response: { 404: Problem, 409: Problem } },
+    ...buyer,
+    schema: { tags: ['holds'], summary: 'Release a hold of yours', security, params: IdParams, response: { 404: Problem, 409: Problem, 429: Problem } },
   }, async (req, reply) => {
     await holds.releaseHold(ctx, req.principal!, req.params.id);
     return reply.code(204).send();
