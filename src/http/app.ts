@@ -9,6 +9,7 @@ import { BODY_LIMIT } from './limits.js';
 import { clientErrorHandler, installHttpLayerProblems } from './httpLayer.js';
 import { loggerOptions } from './logging.js';
 import { refuseUnknownQueryParameters } from './queryParams.js';
+import { declareCommonAnswers, documentDescription, ProblemSchema } from './openapi.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
@@ -51,17 +52,21 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
     return parseJson(req, body as string, done);
   });
 
+  app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'boxoffice', version: '1', description: 'Sells every seat exactly once. Errors are RFC 9457 problem+json with a stable code.' },
+      info: { title: 'boxoffice', version: '1', description: documentDescription },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
+    // Shared schemas (Problem) appear under components.schemas by their own name.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   // After /docs (its static files and OAuth redirect take parameters of their own),
   // before every route of the API.
   app.addHook('onRoute', refuseUnknownQueryParameters);
+  app.addHook('onRoute', declareCommonAnswers);
 
   for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes]) {
     await app.register(routes, { ctx });

@@ -1,9 +1,10 @@
 // JSON schemas of the contract (TypeBox): request validation, response
 // serialisation and the OpenAPI document all come from these.
 import { Type, type Static } from '@sinclair/typebox';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../payments/simulator/paymentMethods.js';
 
 export const Id = Type.String({ minLength: 1, maxLength: 64 });
-export const IdParams = Type.Object({ id: Id });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The id, as an earlier answer gave it (an opaque string)' }) });
 export type IdParams = Static<typeof IdParams>;
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -176,8 +177,12 @@ export const Hold = Type.Object({
 // Bookings
 export const BookingInput = Type.Object({
   hold_id: Id,
-  payment_method: Type.String({ minLength: 1, maxLength: 100 }),
-});
+  payment_method: Type.String({
+    minLength: 1, maxLength: 100,
+    description: `A payment method of the provider. The bundled simulator's test methods: ${TEST_PAYMENT_METHODS_FOR_PEOPLE.map(([m, what]) => `\`${m}\` (${what})`).join('; ')}.`,
+    examples: [TEST_PAYMENT_METHODS_FOR_PEOPLE[0]![0]],
+  }),
+}, { examples: [{ hold_id: 'hld_01J9', payment_method: 'pm_card_visa' }] });
 export type BookingInput = Static<typeof BookingInput>;
 export const Booking = Type.Object({
   booking_id: Type.String(),
@@ -202,3 +207,22 @@ export const Ticket = Type.Object({
 export const CheckInInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 4096 }) });
 export type CheckInInput = Static<typeof CheckInInput>;
 export const CheckIn = Type.Object({ ticket_id: Type.String(), show_id: Type.String(), seat: Type.String(), checked_in_at: Type.String() });
+
+// The OpenAPI document's error answers. Every error is problem+json; its schema
+// lives once under components (app.addSchema) and each route says what the
+// status means there.
+export const PROBLEM_REF = 'Problem#';
+/** An error answer of a route, with what it means on that route. */
+export const problemResponse = (description: string) =>
+  ({ description, content: { 'application/problem+json': { schema: { $ref: PROBLEM_REF } } } });
+
+/** Answers without a body (204, 304), for the document. */
+export const noBody = (description: string) => ({ description, type: 'null' as const });
+
+/** The auth refusals, by who a route is for. */
+export const userRefusals = { 401: problemResponse('UNAUTHENTICATED: no valid bearer token (or the account no longer exists)') };
+export const roleRefusals = (who: string) => ({
+  ...userRefusals,
+  403: problemResponse(`FORBIDDEN: the caller is not ${who}`),
+});
+export const rateLimited = { 429: problemResponse('RATE_LIMITED: too many requests from this account or address; see Retry-After and retry_after') };

@@ -12,6 +12,18 @@ export interface HttpAnswer {
 
 const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 10_000 });
 
+/** Something that looks at every answer a service gives (test/support/openapiCheck.ts). */
+export interface AnswerObserver {
+  check(method: string, path: string, answer: HttpAnswer): void;
+}
+// By base URL, so that every client of a service (other addresses included) is observed.
+const observers = new Map<string, AnswerObserver>();
+
+export function observeAnswers(baseUrl: string, observer: AnswerObserver | null): void {
+  if (observer) observers.set(baseUrl, observer);
+  else observers.delete(baseUrl);
+}
+
 export class HttpClient {
   /** `dispatcher`: e.g. an Agent bound to another loopback address, to speak as another client. */
   constructor(readonly baseUrl: string, private readonly dispatcher: Agent = agent) {}
@@ -29,7 +41,9 @@ export class HttpClient {
     const text = await res.body.text();
     let parsed: unknown = undefined;
     if (text && String(res.headers['content-type'] ?? '').includes('json')) parsed = JSON.parse(text);
-    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+    const answer = { status: res.statusCode, headers: res.headers, body: parsed, text };
+    observers.get(this.baseUrl)?.check(method, path, answer);
+    return answer;
   }
 
   get(path: string, token?: string, headers?: Record<string, string>) {

@@ -5,7 +5,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openService, type Service } from '../../src/service.js';
 import { openPglite } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { HttpClient } from './http.js';
+import { HttpClient, observeAnswers } from './http.js';
+import { AnswerCheck } from './openapiCheck.js';
 import { buildSimulator, type Simulator, type SimulatorOptions } from '../../src/payments/simulator/server.js';
 
 export const ADMIN = { email: 'admin@boxoffice.test', password: 'admin-password-1' };
@@ -17,11 +18,13 @@ export interface TestService {
   adminToken: string;
   /** The in-process payment simulator, when asked for with `payments`. */
   simulator: Simulator | null;
+  /** Checks every answer against the service's /openapi.json (null when the test turned it off). */
+  answers: AnswerCheck | null;
   close(): Promise<void>;
 }
 
 export async function startTestService(
-  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean; logger?: object } = {},
+  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean; logger?: object; openapiCheck?: boolean } = {},
 ): Promise<TestService> {
   let simulator: Simulator | null = null;
   let simulatorUrl: string | null = null;
@@ -63,6 +66,8 @@ export async function startTestService(
   if (!address || typeof address === 'string') throw new Error('no address');
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const http = new HttpClient(baseUrl);
+  const answers = opts.openapiCheck === false ? null : await AnswerCheck.load(baseUrl);
+  observeAnswers(baseUrl, answers);
   simulator?.ctx.webhooks.setEndpoint(`${baseUrl}/v1/payments/webhook`);
   const session = await http.post('/v1/sessions', ADMIN);
   if (session.status !== 200) throw new Error(`admin sign-in failed: ${session.status}`);
@@ -72,11 +77,17 @@ export async function startTestService(
     http,
     adminToken: session.body.token as string,
     simulator,
+    answers,
     async close() {
+      observeAnswers(baseUrl, null);
       await service.close();
       await simulator?.close();
       if (db) await db.close();
       await database?.drop();
+      // Every answer this service gave a test must be one its OpenAPI document declares.
+      if (answers?.mismatches.length) {
+        throw new Error(`${answers.mismatches.length} answers not declared by /openapi.json:\n${[...new Set(answers.mismatches)].join('\n')}`);
+      }
     },
   };
 }

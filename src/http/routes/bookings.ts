@@ -10,7 +10,14 @@ import { canonicalJson } from '../../domain/ids.js';
 import { requireUser } from '../auth.js';
 import { limitPurchases } from '../client.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
-import { Booking, BookingInput, IdParams, Problem } from '../schemas.js';
+import { Booking, BookingInput, IdParams, problemResponse, rateLimited, userRefusals } from '../schemas.js';
+import { paymentMethodTable } from '../openapi.js';
+
+const bookingExample = {
+  booking_id: 'bkg_01J9', hold_id: 'hld_01J9', show_id: 'shw_01J9', seats: ['F7', 'F8'], amount: 50000, currency: 'EUR',
+  status: 'confirmed', created_at: '2026-12-01T20:01:00.000Z',
+};
+const notYours = problemResponse("NOT_FOUND: no such booking, or another user's");
 
 const checkBookingInput = TypeCompiler.Compile(BookingInput);
 
@@ -56,8 +63,29 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {
         tags: ['bookings'], summary: 'Pay for a hold (needs Idempotency-Key)', security, body: BookingInput,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-        response: { 201: Booking, 400: Problem, 409: Problem, 422: Problem, 429: Problem },
+        description: 'Charges the hold\'s amount and books its seats. The request waits up to 10 s for the provider\'s first answer: '
+          + '`status` is `confirmed` (paid, seats booked), `failed` (declined: the hold stays active until it expires, so retry with another '
+          + 'payment method and a new key) or `pending` (the outcome is not known yet: poll `GET /v1/bookings/{id}`). '
+          + 'A repeat with the same key and body answers exactly what the first answered and never charges again; every answer except '
+          + '401, 403 `QUEUE_REQUIRED`, 429, 5xx and the `IDEMPOTENCY_*` ones is stored under the key and replayed.\n\n'
+          + `Test payment methods of the bundled payment simulator:\n\n${paymentMethodTable}`,
+        // Required in the document; the handler checks it itself (this route has its own validator compiler),
+        // so a missing key stays 400 IDEMPOTENCY_KEY_MISSING rather than a VALIDATION_FAILED.
+        headers: Type.Object({
+          'idempotency-key': Type.String({ minLength: 1, maxLength: 255, description: 'Any 1 to 255 characters, new for each payment attempt; a repeat replays the first answer', examples: ['3f0c9a4e-booking-1'] }),
+        }),
+        response: {
+          201: { ...Booking, description: 'The booking: confirmed, failed or pending (also a replay of the first answer for this key)', examples: [bookingExample] },
+          400: problemResponse('IDEMPOTENCY_KEY_MISSING without a valid key; VALIDATION_FAILED for a body that is not valid (stored under the key)'),
+          ...userRefusals,
+          403: problemResponse('QUEUE_REQUIRED: a waiting-room show without a valid Admission-Token'),
+          404: problemResponse('NOT_FOUND: no hold with this id'),
+          409: problemResponse('HOLD_EXPIRED: the hold is expired, released, not your active hold, or its show started (nothing charged); IDEMPOTENCY_KEY_IN_FLIGHT while the first request with this key runs'),
+          415: problemResponse('VALIDATION_FAILED: the body is not application/json'),
+          422: problemResponse('IDEMPOTENCY_KEY_REUSED: this key was used with a different body'),
+          ...rateLimited,
+          503: problemResponse('OVERLOADED: the purchase path is busy (with Retry-After); NOT_READY while this instance shuts down'),
+        },
       },
     }, async (req, reply) => {
       const buyer = req.principal!;
@@ -85,16 +113,33 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
 
   app.get<{ Params: IdParams }>('/v1/bookings/:id', {
     ...user,
-    schema: { tags: ['bookings'], summary: 'A booking (yours, or any for an admin)', security, params: IdParams, response: { 200: Booking, 404: Problem } },
+    schema: {
+      tags: ['bookings'], summary: 'A booking (yours, or any for an admin)', security, params: IdParams,
+      description: '`status` is `pending`, `confirmed`, `failed`, `cancelled` or `refunded`; `refund` once money went back.',
+      response: { 200: { ...Booking, description: 'The booking', examples: [bookingExample] }, ...userRefusals, 404: notYours },
+    },
   }, async (req) => bookings.getBooking(ctx, req.principal!, req.params.id));
 
   app.get('/v1/bookings', {
     ...user,
-    schema: { tags: ['bookings'], summary: 'Your bookings, newest first', security, response: { 200: Type.Object({ bookings: Type.Array(Booking) }) } },
+    schema: {
+      tags: ['bookings'], summary: 'Your bookings, newest first', security,
+      description: "The caller's bookings, whatever their status.",
+      response: { 200: Type.Object({ bookings: Type.Array(Booking) }, { description: 'Your bookings', examples: [{ bookings: [bookingExample] }] }), ...userRefusals },
+    },
   }, async (req) => bookings.listBookings(ctx, req.principal!));
 
   app.post<{ Params: IdParams }>('/v1/bookings/:id/cancel', {
     ...user,
-    schema: { tags: ['bookings'], summary: 'Cancel a confirmed booking and refund it', security, params: IdParams, response: { 200: Booking, 404: Problem, 409: Problem } },
+    schema: {
+      tags: ['bookings'], summary: 'Cancel a confirmed booking and refund it', security, params: IdParams,
+      description: 'Its seats are available at once and its tickets void; a repeat answers the same and refunds nothing more.',
+      response: {
+        200: { ...Booking, description: 'The booking, cancelled, with its refund', examples: [{ ...bookingExample, status: 'cancelled', refund: { status: 'pending', amount: 50000 } }] },
+        ...userRefusals,
+        404: notYours,
+        409: problemResponse('CANCELLATION_WINDOW_CLOSED later than cancel_until_minutes_before the start; NOT_CANCELLABLE unless confirmed, or once a ticket was checked in'),
+      },
+    },
   }, async (req) => bookings.cancelBooking(ctx, req.principal!, req.params.id));
 }

@@ -5,7 +5,9 @@ import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
 import { limitPurchases } from '../client.js';
 import { sendProblem } from '../problem.js';
-import { Hold, HoldInput, IdParams, Problem } from '../schemas.js';
+import { Hold, HoldInput, IdParams, noBody, problemResponse, rateLimited, userRefusals } from '../schemas.js';
+
+const holdExample = { hold_id: 'hld_01J9', show_id: 'shw_01J9', seats: ['F7', 'F8'], status: 'active', expires_at: '2026-12-01T20:10:00.000Z', amount: 50000, currency: 'EUR' };
 
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const user = { onRequest: requireUser(ctx) };
@@ -23,7 +25,19 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
     },
     schema: {
       tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput,
-      response: { 201: Hold, 400: Problem, 403: Problem, 404: Problem, 409: Problem, 429: Problem },
+      description: 'Holds every requested seat for the caller until `expires_at` (now + the show\'s `hold_ttl_seconds`), or none of them. '
+        + 'Pay for the hold with `POST /v1/bookings`. When several checks fail, the first in this order answers: '
+        + '401 → 404 → 400 → 403 `SALE_NOT_OPEN`/`SALE_CLOSED` → 403 `QUEUE_REQUIRED` → 409 `SEAT_UNAVAILABLE` → 409 `LIMIT_EXCEEDED`.',
+      response: {
+        201: { ...Hold, description: 'Every requested seat is held by the caller', examples: [holdExample] },
+        400: problemResponse('VALIDATION_FAILED: an empty list, duplicated or unknown seats, more seats than the per-user limit, a malformed body'),
+        ...userRefusals,
+        403: problemResponse('SALE_NOT_OPEN before sale_opens_at; SALE_CLOSED once the show started; QUEUE_REQUIRED for a waiting-room show without a valid Admission-Token'),
+        404: problemResponse('NOT_FOUND: no such show'),
+        409: problemResponse('SEAT_UNAVAILABLE (taken lists the seats held or booked; none was held by this request) or LIMIT_EXCEEDED (the per-user limit of the show)'),
+        ...rateLimited,
+        503: problemResponse('OVERLOADED: the purchase path is busy (with Retry-After); NOT_READY while this instance shuts down'),
+      },
     },
   }, async (req, reply) => {
     // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
@@ -35,12 +49,30 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
 
   app.get<{ Params: IdParams }>('/v1/holds/:id', {
     ...user,
-    schema: { tags: ['holds'], summary: 'A hold of yours', security, params: IdParams, response: { 200: Hold, 404: Problem } },
+    schema: {
+      tags: ['holds'], summary: 'A hold of yours', security, params: IdParams,
+      description: 'The hold and its status: `active`, `paying` (a payment is in flight), `confirmed` (it became a booking), `released` or `expired`.',
+      response: {
+        200: { ...Hold, description: 'The hold', examples: [holdExample] },
+        ...userRefusals,
+        404: problemResponse("NOT_FOUND: no such hold, or another user's"),
+      },
+    },
   }, async (req) => holds.getHold(ctx, req.principal!, req.params.id));
 
   app.delete<{ Params: IdParams }>('/v1/holds/:id', {
     ...buyer,
-    schema: { tags: ['holds'], summary: 'Release a hold of yours', security, params: IdParams, response: { 404: Problem, 409: Problem, 429: Problem } },
+    schema: {
+      tags: ['holds'], summary: 'Release a hold of yours', security, params: IdParams,
+      description: 'Its seats can be held again at once (the seat map and stream show it within 2 s). Repeating it is harmless.',
+      response: {
+        204: noBody('Released (or released before, or expired)'),
+        ...userRefusals,
+        404: problemResponse("NOT_FOUND: no such hold, or another user's"),
+        409: problemResponse('HOLD_PAYING while a payment is in flight; HOLD_CONFIRMED once it became a booking (cancel the booking instead)'),
+        ...rateLimited,
+      },
+    },
   }, async (req, reply) => {
     await holds.releaseHold(ctx, req.principal!, req.params.id);
     return reply.code(204).send();
