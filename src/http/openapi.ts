@@ -57,7 +57,7 @@ export const ProblemSchema = {
     code: { type: 'string', enum: codes, description: `The machine-readable error code:\n\n${codeTable}` },
     errors: {
       type: 'array', description: 'VALIDATION_FAILED: where the request is wrong',
-      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } }, required: ['path', 'message'] },
+      items: { type: 'object', properties: { path: { type: 'string', description: 'Where: a JSON pointer into the body, or querystring:/name' }, message: { type: 'string' } }, additionalProperties: true },
     },
     taken: { type: 'array', items: { type: 'string' }, description: 'SEAT_UNAVAILABLE: the requested seats that are held or booked' },
     retry_after: { type: 'integer', description: 'RATE_LIMITED, OVERLOADED, IDEMPOTENCY_KEY_IN_FLIGHT: seconds to wait (also the Retry-After header)' },

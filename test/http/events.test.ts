@@ -217,7 +217,8 @@ describe('unknown query parameters', () => {
     expect(events.responses['200'].description).toMatch(/not started/);
     const venues = doc.body.paths['/v1/admin/venues'].get;
     expect(venues.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['cursor', 'limit']);
-    expect(Object.keys(venues.responses).sort()).toEqual(['200', '400', '401', '403']);
+    // Plus the answers any route may give (431, 500, 503: src/http/openapi.ts).
+    expect(Object.keys(venues.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
   });
 });
 

@@ -57,6 +57,14 @@ describe('seat map with the sweeper running', () => {
     expect((await map(live, showId, '"something-else"')).status).toBe(200);
   });
 
+  it('sends the cached bytes as they are: the declared response schema does not re-serialize them', async () => {
+    const m = await map(live, showId);
+    const built = await live.service.ctx.seatMaps.get(showId).answer;
+    expect(built!.etag).toBe(m.etag);
+    expect(Buffer.from(m.text)).toEqual(built!.body);
+    expect(Number(m.headers['content-length'])).toBe(built!.body.length);
+  });
+
   it('a hold changes ETag and version and shows the seats held; a release shows them available again', async () => {
     const m0 = await map(live, showId);
     const h = await live.http.post(`/v1/shows/${showId}/holds`, { seats: ['A1', 'B2'] }, a.token);
