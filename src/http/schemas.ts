@@ -25,19 +25,19 @@ export const Problem = Type.Object(
 export const Credentials = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
   password: Type.String({ minLength: 8, maxLength: 200 }),
-});
+}, { examples: [{ email: 'ada@example.com', password: 'correct-horse-battery' }] });
 export const Registration = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
   password: Type.String({ minLength: 8, maxLength: 200 }),
   name: Type.Optional(Name),
-});
+}, { examples: [{ email: 'ada@example.com', password: 'correct-horse-battery', name: 'Ada' }] });
 export type Registration = Static<typeof Registration>;
 export type Credentials = Static<typeof Credentials>;
-export const RoleChange = Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('staff'), Type.Literal('admin')]) });
+export const RoleChange = Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('staff'), Type.Literal('admin')]) }, { examples: [{ role: 'staff' }] });
 export type RoleChange = Static<typeof RoleChange>;
 
 // Catalog
-export const VenueInput = Type.Object({ name: Name, city: Name, timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) });
+export const VenueInput = Type.Object({ name: Name, city: Name, timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { examples: [{ name: 'Rex', city: 'Paris', timezone: 'Europe/Paris' }] });
 export type VenueInput = Static<typeof VenueInput>;
 export const Venue = Type.Object({ id: Type.String(), name: Type.String(), city: Type.String(), timezone: Type.String() });
 
@@ -54,7 +54,7 @@ export const HallInput = Type.Object({
   venue_id: Id,
   name: Name,
   layout: Type.Object({ rows: Type.Array(LayoutRow, { minItems: 1, maxItems: 10_000 }) }),
-});
+}, { examples: [{ venue_id: 'ven_01J9', name: 'Grande salle', layout: { rows: [{ row: 'A', seats: 20, tier: 'premium', accessible: [1, 2] }, { row: 'B', seats: 20, tier: 'standard' }] } }] });
 export type HallInput = Static<typeof HallInput>;
 export const Hall = Type.Object({ id: Type.String(), venue_id: Type.String(), name: Type.String(), seat_count: Type.Integer() });
 
@@ -62,7 +62,7 @@ export const EventInput = Type.Object({
   title: Name,
   kind: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
   duration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-});
+}, { examples: [{ title: 'Metropolis', kind: 'film', duration_minutes: 153 }] });
 export type EventInput = Static<typeof EventInput>;
 export const Event = Type.Object({ id: Type.String(), title: Type.String(), kind: Type.String(), duration_minutes: Type.Union([Type.Integer(), Type.Null()]) });
 
@@ -78,7 +78,9 @@ const showSettings = {
   cancel_until_minutes_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 525_600 })),
   waiting_room: Type.Optional(Type.Boolean()),
 };
-export const ShowInput = Type.Object(showSettings);
+export const ShowInput = Type.Object(showSettings, {
+  examples: [{ event_id: 'evt_01J9', hall_id: 'hal_01J9', starts_at: '2026-12-01T20:00:00Z', sale_opens_at: '2026-11-01T09:00:00Z', currency: 'EUR', price_tiers: { premium: 40000, standard: 25000 } }],
+});
 export type ShowInput = Static<typeof ShowInput>;
 export const ShowPatch = Type.Partial(Type.Object(showSettings), { minProperties: 1 });
 export type ShowPatch = Static<typeof ShowPatch>;
@@ -162,7 +164,7 @@ export const SeatMap = Type.Object({
 // Holds
 export const HoldInput = Type.Object({
   seats: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: 1000 }),
-});
+}, { examples: [{ seats: ['F7', 'F8'] }] });
 export type HoldInput = Static<typeof HoldInput>;
 export const Hold = Type.Object({
   hold_id: Type.String(),
@@ -204,7 +206,7 @@ export const Ticket = Type.Object({
   qr_svg_url: Type.String(),
   qr_png_url: Type.String(),
 });
-export const CheckInInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 4096 }) });
+export const CheckInInput = Type.Object({ code: Type.String({ minLength: 1, maxLength: 4096, description: "The ticket's code (from its QR)" }) }, { examples: [{ code: 'eyJhbGciOiJFZERTQSJ9…' }] });
 export type CheckInInput = Static<typeof CheckInInput>;
 export const CheckIn = Type.Object({ ticket_id: Type.String(), show_id: Type.String(), seat: Type.String(), checked_in_at: Type.String() });
 

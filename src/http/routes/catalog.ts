@@ -78,7 +78,7 @@ export default async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx
     schema: {
       tags: ['admin'], summary: 'The venues, oldest first, a page at a time', security, querystring: PageQuery,
       description: 'Pass `next_cursor` as `cursor` for the next page.',
-      response: { 200: Type.Object({ venues: Type.Array(Venue), next_cursor: NextCursor }, { description: 'A page of venues, as created' }), ...adminRefusals },
+      response: { 200: Type.Object({ venues: Type.Array(Venue), next_cursor: NextCursor }, { description: 'A page of venues, as created', examples: [{ venues: [venueExample], next_cursor: null }] }), ...adminRefusals },
     },
   }, async (req) => catalog.listVenues(ctx, pageOf(req.query)));
 
@@ -105,7 +105,7 @@ export default async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx
     schema: {
       tags: ['admin'], summary: 'The shows, past ones included, oldest first, a page at a time', security, querystring: ShowListQuery,
       description: 'Filter by venue, hall or event; pass `next_cursor` as `cursor` for the next page.',
-      response: { 200: Type.Object({ shows: Type.Array(Show), next_cursor: NextCursor }, { description: 'A page of show objects, as created' }), ...adminRefusals },
+      response: { 200: Type.Object({ shows: Type.Array(Show), next_cursor: NextCursor }, { description: 'A page of show objects, as created', examples: [{ shows: [showExample], next_cursor: null }] }), ...adminRefusals },
     },
   }, async (req) => {
     const { venue_id, hall_id, event_id } = req.query;
@@ -117,7 +117,10 @@ export default async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx
       tags: ['catalog'], summary: 'Events with a show still to come (sale open or not yet), soonest first', querystring: EventQuery,
       description: '`next_show_at` is the earliest show of the event that has not started and matches the filters.',
       response: {
-        200: Type.Object({ events: Type.Array(UpcomingEvent) }, { description: 'Events with a show that has not started and matches the filters' }),
+        200: Type.Object({ events: Type.Array(UpcomingEvent) }, {
+          description: 'Events with a show that has not started and matches the filters',
+          examples: [{ events: [{ id: 'evt_01J9', title: 'Metropolis', kind: 'film', next_show_at: '2026-12-01T20:00:00.000Z' }] }],
+        }),
         400: invalid,
       },
     },
@@ -131,7 +134,7 @@ export default async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx
       tags: ['catalog'], summary: 'Search shows by city, event (alias movie), title words and date in the venue timezone',
       description: 'Without a date, the shows still to come; with one, every show of that day.',
       querystring: ShowQuery,
-      response: { 200: Type.Object({ shows: Type.Array(Show) }, { description: 'The matching shows, soonest first' }), 400: invalid },
+      response: { 200: Type.Object({ shows: Type.Array(Show) }, { description: 'The matching shows, soonest first', examples: [{ shows: [showExample] }] }), 400: invalid },
     },
   }, async (req) => {
     const { city, event, movie, date, q } = req.query;
