@@ -4,7 +4,7 @@ import { newId } from '../domain/ids.js';
 import * as bookings from '../db/bookings.js';
 import { attachBooking } from '../db/idempotency.js';
 import type { Principal } from '../auth/tokens.js';
-import { applyPaymentOutcome, refundBooking } from './payments.js';
+import { about, applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
 import { voidTickets } from '../db/tickets.js';
 import { currentRole } from './accounts.js';
@@ -84,6 +84,7 @@ export async function listBookings(ctx: Context, caller: Principal): Promise<{ b
  * writes the refund to the outbox. A repeat answers the same and refunds nothing more.
  */
 export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
+  let cancelled: bookings.BookingRow | null = null;
   await ctx.db.transaction(async (tx) => {
     const b = await bookings.lockBooking(tx, id);
     if (!b || b.user_id !== caller.userId) throw notFound('booking');
@@ -101,6 +102,9 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     await bookings.freeSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
     await voidTickets(tx, b.booking_id);
     await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');
+    cancelled = b;
   });
+  const c = cancelled as bookings.BookingRow | null; // assigned in the callback, which TypeScript does not follow
+  if (c) ctx.log.info({ event: 'booking.cancelled', ...about(c), refund_amount: Number(c.amount) }, 'booking cancelled by its buyer; the seats are free and the refund is on its way');
   return bookingView((await bookings.findBooking(ctx.db, id))!);
 }

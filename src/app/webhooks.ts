@@ -44,7 +44,7 @@ const metadataOf = (o: EventObject, key: string): string | null => {
 
 function ignore(ctx: Context, log: Log, e: WebhookEventRow, reason: 'provider_missing' | 'mismatch', detail: object): void {
   ctx.metrics.webhookEventsIgnored.inc({ reason });
-  log.warn({ event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
+  log.warn({ event: 'webhook.ignored', event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
 }
 
 /** What the provider's own PaymentIntent says about our attempt; null when it says nothing definitive. */
