@@ -48,13 +48,16 @@ describe('the logs of one buyer journey', () => {
   let t: TestService;
   const secrets: Record<string, string> = {};
   let bookingId: string;
+  let showId: string;
+  let seats: string[];
+  let token: string;
   let requests = 0;
   const counted = <T>(answer: Promise<T>) => { requests++; return answer; };
 
   beforeAll(async () => {
     // Debug: the quietest requests (probes) and the simulator's own request lines show too.
     t = await startService({ payments: { logger: { level: 'debug', stream: simulator.stream } }, logger: { level: 'debug', stream: service.stream } });
-    const { showId, seats } = await retrying('creating the show', () => createShow(t, { rows: 1, seatsPerRow: 4 }));
+    ({ showId, seats } = await retrying('creating the show', () => createShow(t, { rows: 1, seatsPerRow: 4 })));
     service.lines.length = 0;
     simulator.lines.length = 0;
 
@@ -62,7 +65,7 @@ describe('the logs of one buyer journey', () => {
     const email = `logs-${newKey('buyer')}@example.test`;
     const signUp = await counted(t.http.post('/v1/users', { email, password }));
     expectStatus(signUp, 201);
-    const token = signUp.body.token as string;
+    token = signUp.body.token as string;
     expectStatus(await counted(t.http.get('/healthz')), 200);
     const hold = await counted(t.http.post(`/v1/shows/${showId}/holds`, { seats: [seats[0]] }, token));
     expectStatus(hold, 201);
@@ -94,9 +97,31 @@ describe('the logs of one buyer journey', () => {
   afterAll(async () => { await closeService(t); });
 
   const parsed = () => service.lines.map((l) => JSON.parse(l) as LogLine);
+  const events = (event: string, booking: string) => parsed().filter((l) => l.event === event && l.booking_id === booking);
+
+  // First: the tests below read every line, these included.
+  it('says at info when a payment is declined, its outcome unknown, a booking cancelled and its refund sent', async () => {
+    const pay = async (seat: string, method: string) => {
+      const hold = await counted(t.http.post(`/v1/shows/${showId}/holds`, { seats: [seat] }, token));
+      expectStatus(hold, 201);
+      const r = await counted(t.http.post('/v1/bookings', { hold_id: hold.body.hold_id, payment_method: method }, token, { 'idempotency-key': newKey('idem') }));
+      return r.body.booking_id as string;
+    };
+    const declined = await pay(seats[1]!, 'pm_card_declined');
+    expect(events('booking.failed', declined)).toMatchObject([{ level: INFO, reason: 'card_declined', amount: 1000 }]);
+
+    const lost = await pay(seats[2]!, 'pm_card_timeout_succeeds');
+    expect(events('payment.outcome_unknown', lost)).toMatchObject([{ level: INFO }]);
+    await until('the reconciler confirming it', async () => events('booking.confirmed', lost).length === 1);
+
+    expectStatus(await counted(t.http.post(`/v1/bookings/${lost}/cancel`, {}, token)), 200);
+    expect(events('booking.cancelled', lost)).toMatchObject([{ level: INFO, refund_amount: 1000 }]);
+    await until('the refund', async () => events('refund.sent', lost).length === 1);
+    expect(events('refund.sent', lost)).toMatchObject([{ level: INFO, amount: 1000, reason: 'cancellation' }]);
+  });
 
   it('says once, at info, that the booking was confirmed, with its show and amount', () => {
-    const confirmed = parsed().filter((l) => l.event === 'booking.confirmed');
+    const confirmed = events('booking.confirmed', bookingId);
     expect(confirmed).toHaveLength(1);
     expect(confirmed[0]).toMatchObject({ level: INFO, name: 'boxoffice', booking_id: bookingId, amount: 1000, currency: 'EUR', seats: 1 });
     expect(confirmed[0]).toHaveProperty('show_id');
