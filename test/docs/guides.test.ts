@@ -70,8 +70,16 @@ describe('the guides in docs/, followed command by command', () => {
     expect(shellBlocks('a\n```sh\necho 1\n```\ntext\n```json\n{}\n```\n```sh\necho 2\necho 3\n```\n')).toEqual(['echo 1\n', 'echo 2\necho 3\n']);
   });
 
+  it('README links both guides and nothing outside the repository', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('](docs/guide-buyer.md)');
+    expect(readme).toContain('](docs/guide-operator.md)');
+    expect(readme).not.toMatch(/\]\(\.\.\//);
+  });
+
   it('docs/guide-buyer.md: sign up, find, hold, pay, tickets and QR, cancel', async () => {
     const out = await followGuide('docs/guide-buyer.md');
+    expect(out).toMatch(/"status": "failed",\s*"failure": \{\s*"code": "card_declined"/);
     expect(out).toMatch(/"status": "confirmed"/);
     expect(out).toMatch(/saved ticket\.png \(\d+ bytes\)/);
     expect(out).toMatch(/"status": "cancelled"/);
