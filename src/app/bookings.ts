@@ -3,6 +3,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import * as bookings from '../db/bookings.js';
 import { attachBooking } from '../db/idempotency.js';
+import { findHold } from '../db/holds.js';
 import type { Principal } from '../auth/tokens.js';
 import { about, applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
@@ -20,6 +21,8 @@ export interface BookingView {
   status: string;
   created_at: string;
   refund?: { status: string; amount: number };
+  /** Why the payment failed; only on a failed booking. */
+  failure?: { code: string; message: string };
 }
 
 export function bookingView(b: bookings.BookingRow): BookingView {
@@ -33,6 +36,7 @@ export function bookingView(b: bookings.BookingRow): BookingView {
     status: b.status,
     created_at: b.created_at.toISOString(),
     ...(b.refund_status ? { refund: { status: b.refund_status, amount: b.refund_amount! } } : {}),
+    ...(b.status === 'failed' && b.failure_code ? { failure: { code: b.failure_code, message: b.failure_message ?? '' } } : {}),
   };
 }
 
@@ -52,13 +56,19 @@ export async function book(ctx: Context, buyer: Principal, idempotencyKey: strin
     if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
     return hold;
   });
-  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
+  if (!entered) throw await notPayable(ctx, input.hold_id);
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
   );
   await applyPaymentOutcome(ctx, attemptId, outcome);
   return bookingView((await bookings.findBooking(ctx.db, bookingId))!);
+}
+
+/** Why a hold could not enter payment: it never existed (404), or it is not the caller's active hold (409). */
+async function notPayable(ctx: Context, holdId: string): Promise<DomainError> {
+  if (!(await findHold(ctx.db, holdId))) return notFound('hold');
+  return new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
 }
 
 /** The booking the caller (or an admin) may see; others' bookings answer 404. */

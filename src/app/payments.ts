@@ -27,7 +27,8 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
   await ctx.db.transaction(async (tx) => {
     const booking = await bookings.lockBooking(tx, known.booking_id);
     if (!booking) return;
-    const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId);
+    const failure = outcome.kind === 'failed' ? outcome.failure : null;
+    const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId, failure);
     const where = { holdId: booking.hold_id, showId: booking.show_id, bookingId: booking.booking_id };
 
     if (outcome.kind === 'failed') {

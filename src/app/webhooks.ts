@@ -7,7 +7,7 @@
 import { validationFailed } from '../domain/errors.js';
 import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
 import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
-import type { ChargeOutcome, ProviderPaymentIntent } from '../payments/provider.js';
+import { failureOf, type ChargeOutcome, type ProviderPaymentIntent } from '../payments/provider.js';
 import { applyPaymentOutcome } from './payments.js';
 import type { Context } from './context.js';
 
@@ -51,7 +51,7 @@ function ignore(ctx: Context, log: Log, e: WebhookEventRow, reason: 'provider_mi
 function outcomeOf(pi: ProviderPaymentIntent): ChargeOutcome | null {
   if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
   if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
-    return { kind: 'failed', paymentIntentId: pi.id, reason: pi.lastPaymentErrorCode ?? pi.status };
+    return { kind: 'failed', paymentIntentId: pi.id, failure: pi.lastPaymentError ?? failureOf(pi.status, null) };
   }
   return null;
 }

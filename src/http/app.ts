@@ -52,6 +52,8 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     if (body === '') return done(null, undefined);
     return parseJson(req, body as string, done);
   });
+  // Every body is JSON: text/plain is a 415 like any other type, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {
