@@ -35,7 +35,7 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
       if (firstWord && booking.status === 'pending') {
         await bookings.setBookingStatus(tx, booking.booking_id, 'failed');
         await bookings.returnSeatsToHold(tx, where);
-        decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.reason, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
+        decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.failure.code, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
       }
       return;
     }
