@@ -9,6 +9,7 @@ import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
 import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
+import type { Logger } from 'pino';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -23,4 +24,6 @@ export interface Context {
   holdTally: HoldTally;
   rateLimits: RateLimits;
   rateLimitExempt: ClientExemptions;
+  /** The instance's logger (the HTTP app's too): business events at info, with a stable `event` name. */
+  log: Logger;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { validationFailed, type DomainError } from '../../domain/errors.js';
+import { unsupportedMediaType, validationFailed, type DomainError } from '../../domain/errors.js';
 import { BODY_LIMIT } from '../limits.js';
 import * as bookings from '../../app/bookings.js';
 import type { Context } from '../../app/context.js';
@@ -27,7 +27,7 @@ type BookingBody = { fingerprint: string } & ({ input: BookingInput } | { error:
 function readBookingBody(contentType: string | undefined, raw: string): BookingBody {
   const invalid = (message: string, errors: { path: string; message: string }[] = []) =>
     ({ fingerprint: raw, error: validationFailed(message, errors) });
-  if (!/^application\/json\b/i.test(contentType ?? '')) return invalid('the body must be application/json');
+  if (!/^application\/json\b/i.test(contentType ?? '')) return { fingerprint: raw, error: unsupportedMediaType('application/json') };
   if (Buffer.byteLength(raw) > BODY_LIMIT) return invalid('the body is larger than 64 KiB', [{ path: 'body', message: 'over 64 KiB' }]);
   let value: unknown;
   try {
@@ -75,7 +75,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
           'idempotency-key': Type.String({ minLength: 1, maxLength: 255, description: 'Any 1 to 255 characters, new for each payment attempt; a repeat replays the first answer', examples: ['3f0c9a4e-booking-1'] }),
         }),
         response: {
-          201: { ...Booking, description: 'The booking: confirmed, failed or pending (also a replay of the first answer for this key)', examples: [bookingExample] },
+          201: { ...Booking, description: 'The booking: confirmed, failed (`failure` says why) or pending (also a replay of the first answer for this key)', examples: [bookingExample] },
           400: problemResponse('IDEMPOTENCY_KEY_MISSING without a valid key; VALIDATION_FAILED for a body that is not valid (stored under the key)'),
           ...userRefusals,
           403: problemResponse('QUEUE_REQUIRED: a waiting-room show without a valid Admission-Token'),
