@@ -43,6 +43,21 @@ export interface Config {
   rateLimits: RateLimitSettings;
   /** Stored Idempotency-Key answers older than this are forgotten (and swept). */
   idempotencyTtlHours: number;
+  waitingRoom: WaitingRoomSettings;
+}
+
+export interface WaitingRoomSettings {
+  /** The admission rule's rate per show (operators may cap it lower, or pause it). */
+  admitPerMinute: number;
+  /** A served position that makes no hold within this lapses; its slot goes to the next. */
+  graceSeconds: number;
+  tickMs: number;
+  /** Queue store unreachable: true admits everyone who asks (the purchase path's limits still apply); false answers 503. */
+  failOpen: boolean;
+  /** Prefix of the queue's Redis keys, so several deployments can share one Redis. */
+  prefix: string;
+  /** How stale the in-memory copy of a show's rules (waiting room, sale window) may get: up to twice this. */
+  showRulesRefreshMs: number;
 }
 
 /** At most `points` requests per `seconds`, per key. */
@@ -156,5 +171,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'boxoffice:rl',
     rateLimits: rateLimitSettings(env),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
+    waitingRoom: Object.freeze({
+      admitPerMinute: int(env, 'WAITING_ROOM_ADMIT_PER_MINUTE', 600, 0),
+      graceSeconds: int(env, 'WAITING_ROOM_GRACE_SECONDS', 120, 1),
+      tickMs: int(env, 'WAITING_ROOM_TICK_MS', 1000, 10),
+      failOpen: env.WAITING_ROOM_FAIL_OPEN === '1',
+      prefix: env.WAITING_ROOM_PREFIX || 'boxoffice:wr',
+      showRulesRefreshMs: int(env, 'SHOW_RULES_REFRESH_MS', 1000, 10),
+    }),
   });
 }

@@ -22,6 +22,9 @@ import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
 import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
+import { ShowRules } from './app/showRules.js';
+import { WaitingRoom } from './waiting-room/room.js';
+import { soldOut } from './db/waitingRoom.js';
 
 export interface Service {
   ctx: Context;
@@ -57,6 +60,8 @@ export async function openService(
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
   const halls = new HallCatalog(db);
+  const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
+  const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
   let log: FastifyInstance['log'] | undefined; // the app's, once it exists
   const ctx: Context = {
     config,
@@ -70,6 +75,8 @@ export async function openService(
     holdTally: new HoldTally(),
     rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
     rateLimitExempt,
+    showRules,
+    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId), { warn: (o, m) => log?.warn(o, m) }),
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
@@ -77,6 +84,7 @@ export async function openService(
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
   const workers = new Workers(ctx, app.log);
   const metricsListener = new MetricsListener(ctx, app.log);
+  ctx.room.ticker.start();
   return {
     ctx,
     app,
@@ -98,6 +106,7 @@ export async function openService(
         clearInterval(closing);
       }
       await workers.stop();
+      await ctx.room.close();
       await ctx.rateLimits.close();
       await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();

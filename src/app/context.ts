@@ -9,6 +9,8 @@ import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
 import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
+import type { ShowRules } from './showRules.js';
+import type { WaitingRoom } from '../waiting-room/room.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -23,4 +25,6 @@ export interface Context {
   holdTally: HoldTally;
   rateLimits: RateLimits;
   rateLimitExempt: ClientExemptions;
+  showRules: ShowRules;
+  room: WaitingRoom;
 }

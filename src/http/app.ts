@@ -17,6 +17,7 @@ import operationRoutes from './routes/operations.js';
 import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
+import queueRoutes from './routes/queue.js';
 
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
@@ -63,7 +64,7 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
   // before every route of the API.
   app.addHook('onRoute', refuseUnknownQueryParameters);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes]) {
     await app.register(routes, { ctx });
   }
   return app;

@@ -26,9 +26,7 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
       response: { 201: Hold, 400: Problem, 403: Problem, 404: Problem, 409: Problem, 429: Problem },
     },
   }, async (req, reply) => {
-    // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
-    const admitted = false;
-    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, admitted);
+    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, req.headers['admission-token']);
     if ('refused' in result) return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
     return reply.code(201).send(result.hold);
   });

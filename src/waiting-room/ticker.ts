@@ -1,0 +1,89 @@
+// Every instance ticks every room: closes a pre-queue once its sale opens, writes
+// the opening's order (one instance at a time, under a lease), moves serving by
+// the admission rule, and notes sell-out. Advancing is a time integral in the
+// store (rate × time since the last advance), so any number of instances ticking
+// at once admit at the rate, not at a multiple of it.
+import { randomBytes } from 'node:crypto';
+import type { WaitingRoomSettings } from '../config.js';
+import type { ShowRules } from '../app/showRules.js';
+import { openingOrder } from './fairOpening.js';
+import type { QueueStore } from './store.js';
+
+const ROOMS_REFRESH_MS = 2000;
+const SOLD_OUT_PROBE_MS = 3000;
+
+export interface TickerLog {
+  warn(obj: object, msg: string): void;
+}
+
+export class RoomTicker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private rooms: string[] = [];
+  private roomsAtMs = 0;
+  private readonly soldOutAtMs = new Map<string, number>();
+  private lastWarnedMs = 0;
+
+  constructor(
+    private readonly store: QueueStore,
+    private readonly rules: ShowRules,
+    private readonly settings: Readonly<WaitingRoomSettings>,
+    /** The admission rule's rate for a show now (PHASE 1: the configured rate). */
+    private readonly rate: (showId: string) => number,
+    private readonly soldOut: (showId: string) => Promise<boolean>,
+    private readonly log?: TickerLog,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => { this.running ??= this.tick().finally(() => { this.running = null; }); }, this.settings.tickMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One pass over every room; exposed for tests. */
+  async tick(): Promise<void> {
+    try {
+      if (Date.now() - this.roomsAtMs > ROOMS_REFRESH_MS) {
+        this.rooms = await this.store.rooms();
+        this.roomsAtMs = Date.now();
+      }
+      for (const showId of this.rooms) await this.tickRoom(showId);
+    } catch (err) {
+      if (Date.now() - this.lastWarnedMs > 10_000) {
+        this.lastWarnedMs = Date.now();
+        this.log?.warn({ err: (err as Error).message }, 'waiting room: tick failed');
+      }
+    }
+  }
+
+  private async tickRoom(showId: string): Promise<void> {
+    const rule = await this.rules.getOrStale(showId);
+    if (!rule?.waitingRoom) return;
+    const nowMs = this.rules.dbNow();
+    let state = await this.store.state(showId);
+    if (!state.opened && (await this.store.open(showId, { opensAtMs: rule.saleOpensAtMs, nowMs, seed: randomBytes(16).toString('hex') }))) {
+      state = await this.store.state(showId);
+    }
+    if (state.opened && !state.ranked && (await this.store.lease(showId, 'opening', 30_000))) await this.writeOpening(showId, state.seed!);
+    await this.store.advance(showId, { nowMs, ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000 });
+    if (state.opened && Date.now() - (this.soldOutAtMs.get(showId) ?? 0) > SOLD_OUT_PROBE_MS) {
+      this.soldOutAtMs.set(showId, Date.now());
+      // The seat database may be down: the room keeps its last word on sell-out.
+      const soldOut = await this.soldOut(showId).catch(() => null);
+      if (soldOut !== null && soldOut !== state.soldOut) await this.store.setSoldOut(showId, soldOut);
+    }
+  }
+
+  /** Places the pre-queue in the order its seed gives (idempotent: any instance may redo it). */
+  async writeOpening(showId: string, seed: string): Promise<void> {
+    const pre = await this.store.preQueue(showId);
+    const order = openingOrder(seed, pre.keys());
+    await this.store.writeOpening(showId, order.map((entryId, i) => [pre.get(entryId)!, i + 1] as const));
+  }
+}
