@@ -84,6 +84,7 @@ export async function openService(
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
   const workers = new Workers(ctx, app.log);
   const metricsListener = new MetricsListener(ctx, app.log);
+  await ctx.room.store.ready();
   ctx.room.ticker.start();
   return {
     ctx,

@@ -156,6 +156,8 @@ export class MemoryQueueStore implements QueueStore {
     return [...this.rooms_.keys()];
   }
 
+  async ready(): Promise<void> {}
+
   healthy(): boolean {
     return true;
   }

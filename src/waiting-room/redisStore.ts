@@ -223,6 +223,19 @@ export class RedisQueueStore implements QueueStore {
     return this.run(() => this.redis.smembers(`${this.prefix}:rooms`));
   }
 
+  ready(): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      this.redis.once('ready', done);
+    });
+  }
+
   healthy(): boolean {
     return this.redis.status === 'ready' && Date.now() - this.lastFailureMs > 2000;
   }

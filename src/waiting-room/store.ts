@@ -64,6 +64,8 @@ export interface QueueStore {
   setSoldOut(showId: string, soldOut: boolean): Promise<void>;
   /** Shows with a queue. */
   rooms(): Promise<string[]>;
+  /** Resolves once connected, or after a short wait (then the room answers "try again" until it connects). */
+  ready(): Promise<void>;
   /** Whether the store answered its last command (false while Redis is unreachable). */
   healthy(): boolean;
   close(): Promise<void>;
