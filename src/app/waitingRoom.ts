@@ -1,6 +1,7 @@
 // The waiting room's use-cases: join, status, admit, and the operators' view and
 // controls. Join, status and admit never touch the seat database: show rules come
-// from the in-memory cache, the queue from its store.
+// from the in-memory cache (its last copy while the database is down), the queue
+// from its store.
 import { randomBytes } from 'node:crypto';
 import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -61,12 +62,13 @@ function retryAfter(ctx: Context, rule: ShowRule, s: RoomState, position: number
 
 /** Joins the show's queue: one place per account; asking again answers the same place. */
 export async function joinQueue(ctx: Context, user: Principal, showId: string): Promise<{ queue_token: string; position: number | null; pre_queue: boolean }> {
-  const rule = await roomRule(ctx, showId);
+  const rule = await roomRule(ctx, showId, true);
   if (ctx.showRules.dbNow() >= rule.startsAtMs) throw new DomainError('SALE_CLOSED', 'the sale for this show has closed');
   const seed = randomBytes(16).toString('hex');
   try {
     const entry = await ctx.room.store.join(showId, user.userId, newId('qe'), { opensAtMs: rule.saleOpensAtMs, nowMs: ctx.showRules.dbNow(), seed });
     ctx.metrics.queueJoins.inc();
+    ctx.room.ticker.watch(showId);
     const queue_token = await ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: entry.entryId });
     return { queue_token, position: entry.position, pre_queue: entry.position === null };
   } catch (err) {
@@ -95,7 +97,7 @@ export async function queueStatus(ctx: Context, showId: string): Promise<QueueSt
 
 /** Exchanges a queue token whose position is served for an admission token. */
 export async function admit(ctx: Context, user: Principal, showId: string, queueToken: string): Promise<{ admission_token: string; expires_at: string }> {
-  const rule = await roomRule(ctx, showId);
+  const rule = await roomRule(ctx, showId, true);
   const claims = await ctx.room.tokens.verifyQueue(queueToken);
   if (!claims || claims.userId !== user.userId || claims.showId !== showId) {
     throw new DomainError('TOKEN_INVALID', 'this queue token is not valid for you and this show');

@@ -10,7 +10,7 @@ interface Room {
   tail: number;
   serving: number;
   credit: number;
-  lastMs: number;
+  lastMs: number | null;
   seed: string | null;
   openedAtMs: number | null;
   paused: boolean;
@@ -35,11 +35,14 @@ export class MemoryQueueStore implements QueueStore {
   private readonly rooms_ = new Map<string, Room>();
   private readonly leases = new Map<string, number>();
 
+  /** `clock`: the store's own time for admission (tests pass a fake one). */
+  constructor(private readonly clock: () => number = Date.now) {}
+
   private room(showId: string): Room {
     let r = this.rooms_.get(showId);
     if (!r) {
       r = {
-        opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: 0, seed: null, openedAtMs: null,
+        opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: null, seed: null, openedAtMs: null,
         paused: false, cap: null, soldOut: false, noShows: 0, entries: new Map(), positions: new Map(),
         preQueue: new Map(), admittedUsers: new Set(), calls: [], present: new Set(),
       };
@@ -54,7 +57,6 @@ export class MemoryQueueStore implements QueueStore {
     r.tail = r.preQueue.size;
     r.seed = at.seed;
     r.openedAtMs = at.nowMs;
-    r.lastMs = at.nowMs;
     r.ranked = r.preQueue.size === 0;
   }
 
@@ -115,6 +117,11 @@ export class MemoryQueueStore implements QueueStore {
   async advance(showId: string, input: AdvanceInput): Promise<void> {
     const r = this.rooms_.get(showId);
     if (!r || !r.opened || !r.ranked) return;
+    const nowMs = this.clock();
+    if (r.lastMs === null) {
+      r.lastMs = nowMs;
+      return;
+    }
     const rate = effectiveRate(input.ratePerMinute, r);
     const lapsed = (now: number) => {
       const out: Call[] = [];
@@ -126,7 +133,7 @@ export class MemoryQueueStore implements QueueStore {
       for (let p = from; p <= to; p++) if (r.present.delete(p)) n++;
       return n;
     };
-    const { counter, call, noShows } = advanceCounter(r, rate, input.nowMs, input.graceMs, lapsed, presentIn);
+    const { counter, call, noShows } = advanceCounter({ ...r, lastMs: r.lastMs }, rate, nowMs, input.graceMs, lapsed, presentIn);
     r.serving = counter.serving;
     r.credit = counter.credit;
     r.lastMs = counter.lastMs;

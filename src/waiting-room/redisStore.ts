@@ -14,7 +14,7 @@ local function open_if_due(meta, pre, opens_at, now, seed)
   if redis.call('HGET', meta, 'opened') == '1' then return true end
   if tonumber(now) < tonumber(opens_at) then return false end
   local n = redis.call('HLEN', pre)
-  redis.call('HSET', meta, 'opened', '1', 'tail', n, 'pre_n', n, 'seed', seed, 'opened_ms', now, 'last_ms', now,
+  redis.call('HSET', meta, 'opened', '1', 'tail', n, 'pre_n', n, 'seed', seed, 'opened_ms', now,
              'ranked', n == 0 and '1' or '0')
   return true
 end
@@ -43,17 +43,22 @@ return open_if_due(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]) and 1 or 0
 `;
 
 // The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions)
-// ARGV: nowMs, ratePerMinute, graceMs
+// ARGV: ratePerMinute, graceMs, and a fake time for tests ('' in production: Redis TIME)
 const ADVANCE = `
 local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out')
 if m[1] ~= '1' or m[2] ~= '1' then return 0 end
-local now = tonumber(ARGV[1])
-local last = tonumber(m[6]) or now
+local now
+if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local last = tonumber(m[6])
+if not last then redis.call('HSET', KEYS[1], 'last_ms', now); return 0 end
 if now <= last then return 0 end
 local tail = tonumber(m[3]) or 0
 local serving = tonumber(m[4]) or 0
 local credit = tonumber(m[5]) or 0
-local rate = tonumber(ARGV[2])
+local rate = tonumber(ARGV[1])
 if m[8] and m[8] ~= '' then rate = math.min(rate, tonumber(m[8])) end
 if m[7] == '1' or m[9] == '1' then rate = 0 end
 local noshow = 0
@@ -75,7 +80,7 @@ credit = credit - add
 local target = serving + add + noshow
 if target >= tail then target = tail; credit = 0 end
 if target > serving then
-  redis.call('RPUSH', KEYS[2], (serving + 1) .. ':' .. target .. ':' .. (now + tonumber(ARGV[3])))
+  redis.call('RPUSH', KEYS[2], (serving + 1) .. ':' .. target .. ':' .. (now + tonumber(ARGV[2])))
 end
 redis.call('HSET', KEYS[1], 'serving', target, 'credit', tostring(credit), 'last_ms', now)
 if noshow > 0 then redis.call('HINCRBY', KEYS[1], 'no_shows', noshow) end
@@ -95,7 +100,8 @@ export class RedisQueueStore implements QueueStore {
   private readonly redis: Redis;
   private lastFailureMs = 0;
 
-  constructor(url: string, private readonly prefix: string) {
+  /** `clock`: a fake time for tests; without it, admission runs on Redis's own clock. */
+  constructor(url: string, private readonly prefix: string, private readonly clock: (() => number) | null = null) {
     this.redis = new Redis(url, {
       enableOfflineQueue: false, // while disconnected, fail at once: the room answers "try again"
       maxRetriesPerRequest: 0,
@@ -192,7 +198,7 @@ export class RedisQueueStore implements QueueStore {
   advance(showId: string, input: AdvanceInput): Promise<void> {
     return this.run(async () => {
       await this.redis.roomAdvance(this.key(showId, 'meta'), this.key(showId, 'calls'), this.key(showId, 'present'),
-        String(Math.floor(input.nowMs)), String(input.ratePerMinute), String(input.graceMs));
+        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '');
     });
   }
 

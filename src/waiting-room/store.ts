@@ -33,7 +33,6 @@ export interface Entry {
 }
 
 export interface AdvanceInput {
-  nowMs: number;
   /** The admission rule's rate before operators' pause and cap. */
   ratePerMinute: number;
   /** A served position that makes no hold within this lapses; its slot goes to the next. */
@@ -54,7 +53,12 @@ export interface QueueStore {
   writeOpening(showId: string, positions: readonly (readonly [userId: string, position: number])[]): Promise<void>;
   /** A short lease so that one instance at a time writes the opening. */
   lease(showId: string, name: string, ms: number): Promise<boolean>;
-  /** Moves serving by the rate since the last advance plus the lapsed no-shows, never past the tail. */
+  /**
+   * Moves serving by the rate since the last advance plus the lapsed no-shows,
+   * never past the tail. Time here is the store's own clock (Redis TIME), one
+   * clock for every instance: instances' estimates of the database clock jitter,
+   * and an integral over several jittering clocks would admit too many.
+   */
   advance(showId: string, input: AdvanceInput): Promise<void>;
   /** Counts an account's admission (once per account). */
   admitted(showId: string, userId: string): Promise<void>;

@@ -9,7 +9,7 @@ import type { ShowRules } from '../app/showRules.js';
 import { openingOrder } from './fairOpening.js';
 import type { QueueStore } from './store.js';
 
-const ROOMS_REFRESH_MS = 2000;
+const ROOMS_REFRESH_MS = 1000;
 const SOLD_OUT_PROBE_MS = 3000;
 
 export interface TickerLog {
@@ -46,6 +46,11 @@ export class RoomTicker {
     await this.running;
   }
 
+  /** Ticks this room from now on (a join here made it), before the next read of the store's list. */
+  watch(showId: string): void {
+    if (!this.rooms.includes(showId)) this.rooms = [...this.rooms, showId];
+  }
+
   /** One pass over every room; exposed for tests. */
   async tick(): Promise<void> {
     try {
@@ -71,7 +76,7 @@ export class RoomTicker {
       state = await this.store.state(showId);
     }
     if (state.opened && !state.ranked && (await this.store.lease(showId, 'opening', 30_000))) await this.writeOpening(showId, state.seed!);
-    await this.store.advance(showId, { nowMs, ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000 });
+    await this.store.advance(showId, { ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000 });
     if (state.opened && Date.now() - (this.soldOutAtMs.get(showId) ?? 0) > SOLD_OUT_PROBE_MS) {
       this.soldOutAtMs.set(showId, Date.now());
       // The seat database may be down: the room keeps its last word on sell-out.

@@ -18,10 +18,10 @@ afterAll(async () => {
   for (const p of prefixes) await p.cleanUp();
 });
 
-function redisStore(): QueueStore {
+function redisStore(clock?: () => number): QueueStore {
   const p = redisPrefix();
   prefixes.push(p);
-  const s = new RedisQueueStore(REDIS_URL, p.prefix);
+  const s = new RedisQueueStore(REDIS_URL, p.prefix, clock ?? null);
   stores.push(s);
   return s;
 }
@@ -48,9 +48,9 @@ function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number;
     () => opts.rate, async () => false);
 }
 
-describe.each([['redis', redisStore], ['memory', () => new MemoryQueueStore()]] as const)('queue store (%s)', (_kind, makeStore) => {
-  const make = async () => {
-    const store = makeStore();
+describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new MemoryQueueStore(clock)]] as const)('queue store (%s)', (_kind, makeStore) => {
+  const make = async (clock?: () => number) => {
+    const store = makeStore(clock);
     await store.ready();
     return store;
   };
@@ -110,10 +110,10 @@ describe.each([['redis', redisStore], ['memory', () => new MemoryQueueStore()]] 
   }, 120_000);
 
   it('moves serving by the rate, never past the end of the queue, and gives the slots of no-shows to the next', async () => {
-    const store = await make();
+    let now = 1_000;
+    const store = await make(() => now);
     const id = show();
     for (let i = 0; i < 100; i++) await store.join(id, `usr_${i}`, entry(), OPEN);
-    let now = 1_000;
     const ticker = tickerFor(store, id, { opensAtMs: 0, nowMs: () => now, rate: 60, graceMs: 10_000 });
     await ticker.tick(); // the pre-queue was empty: open and ranked, serving starts
     now += 5_000;
