@@ -44,6 +44,8 @@ export interface Config {
   /** Stored Idempotency-Key answers older than this are forgotten (and swept). */
   idempotencyTtlHours: number;
   waitingRoom: WaitingRoomSettings;
+  /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
+  purchaseConcurrency: { initial: number; min: number; max: number };
 }
 
 export interface WaitingRoomSettings {
@@ -122,6 +124,14 @@ export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   };
 }
 
+function purchaseConcurrency(env: NodeJS.ProcessEnv): { initial: number; min: number; max: number } {
+  const min = int(env, 'PURCHASE_CONCURRENCY_MIN', 10, 1);
+  const max = int(env, 'PURCHASE_CONCURRENCY_MAX', 1000, min);
+  const initial = int(env, 'PURCHASE_CONCURRENCY', Math.min(max, Math.max(min, 100)), 1);
+  if (initial < min || initial > max) throw new Error('PURCHASE_CONCURRENCY must lie between PURCHASE_CONCURRENCY_MIN and PURCHASE_CONCURRENCY_MAX');
+  return Object.freeze({ initial, min, max });
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const adminEmail = env.BOXOFFICE_ADMIN_EMAIL || null;
   const adminPassword = env.BOXOFFICE_ADMIN_PASSWORD || null;
@@ -179,5 +189,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       prefix: env.WAITING_ROOM_PREFIX || 'boxoffice:wr',
       showRulesRefreshMs: int(env, 'SHOW_RULES_REFRESH_MS', 1000, 10),
     }),
+    purchaseConcurrency: purchaseConcurrency(env),
   });
 }

@@ -25,6 +25,7 @@ import { ClientExemptions } from './abuse/exemptions.js';
 import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
 import { soldOut } from './db/waitingRoom.js';
+import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
 
 export interface Service {
   ctx: Context;
@@ -63,11 +64,12 @@ export async function openService(
   const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
   const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
   let log: FastifyInstance['log'] | undefined; // the app's, once it exists
+  const metrics = new Metrics(db);
   const ctx: Context = {
     config,
     db,
     tokens: new UserTokens(secret, config.tokenTtlSeconds),
-    metrics: new Metrics(db),
+    metrics,
     halls,
     seatMaps: new SeatMaps(db, halls, config.seatMapCacheMs),
     payments: opts.payments ?? paymentProvider(config),
@@ -76,6 +78,7 @@ export async function openService(
     rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
     rateLimitExempt,
     showRules,
+    purchaseLimits: new PurchaseLimits(config.purchaseConcurrency, metrics.registry),
     room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId), { warn: (o, m) => log?.warn(o, m) }),
   };
   await ensureAdmin(ctx);

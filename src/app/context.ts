@@ -11,6 +11,7 @@ import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
 import type { ShowRules } from './showRules.js';
 import type { WaitingRoom } from '../waiting-room/room.js';
+import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -27,4 +28,5 @@ export interface Context {
   rateLimitExempt: ClientExemptions;
   showRules: ShowRules;
   room: WaitingRoom;
+  purchaseLimits: PurchaseLimits;
 }

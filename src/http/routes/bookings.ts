@@ -10,6 +10,7 @@ import { canonicalJson } from '../../domain/ids.js';
 import { requireUser } from '../auth.js';
 import { admissionOf } from '../../waiting-room/gate.js';
 import { limitPurchases } from '../client.js';
+import { limitInFlight } from '../purchaseLimit.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, Problem } from '../schemas.js';
 
@@ -52,7 +53,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * BODY_LIMIT }, (_req, body, done) => done(null, body));
     scope.post('/v1/bookings', {
-      onRequest: [requireUser(ctx), limitPurchases(ctx)],
+      onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'booking')],
       // Validated in the handler (readBookingBody); the schema documents it.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {

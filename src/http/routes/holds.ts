@@ -4,16 +4,18 @@ import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
 import { limitPurchases } from '../client.js';
+import { limitInFlight } from '../purchaseLimit.js';
 import { sendProblem } from '../problem.js';
 import { Hold, HoldInput, IdParams, Problem } from '../schemas.js';
 
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const user = { onRequest: requireUser(ctx) };
   const buyer = { onRequest: [requireUser(ctx), limitPurchases(ctx)] };
+  const holdBuyer = { onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'hold')] };
   const security = [{ bearer: [] }];
 
   app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
-    ...buyer,
+    ...holdBuyer,
     // The contract answers an unknown show (404) before a bad body (400), even one
     // that does not parse: so the show is looked up before the body is read.
     preParsing: async (req, _reply, payload) => {
