@@ -58,6 +58,10 @@ export interface WaitingRoomSettings {
   failOpen: boolean;
   /** Prefix of the queue's Redis keys, so several deployments can share one Redis. */
   prefix: string;
+  /** How often the admission controller sets the rate from measured signals; 0: a fixed rate (admitPerMinute). */
+  controlMs: number;
+  /** The controller never admits slower than this (per minute), so a room never stalls for good. */
+  minAdmitPerMinute: number;
   /** How stale the in-memory copy of a show's rules (waiting room, sale window) may get: up to twice this. */
   showRulesRefreshMs: number;
 }
@@ -188,6 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       failOpen: env.WAITING_ROOM_FAIL_OPEN === '1',
       prefix: env.WAITING_ROOM_PREFIX || 'boxoffice:wr',
       showRulesRefreshMs: int(env, 'SHOW_RULES_REFRESH_MS', 1000, 10),
+      controlMs: int(env, 'WAITING_ROOM_CONTROL_MS', 2000, 0),
+      minAdmitPerMinute: int(env, 'WAITING_ROOM_MIN_ADMIT_PER_MINUTE', 6, 0),
     }),
     purchaseConcurrency: purchaseConcurrency(env),
   });

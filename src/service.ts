@@ -65,6 +65,7 @@ export async function openService(
   const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
   let log: FastifyInstance['log'] | undefined; // the app's, once it exists
   const metrics = new Metrics(db);
+  const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   const ctx: Context = {
     config,
     db,
@@ -78,8 +79,9 @@ export async function openService(
     rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
     rateLimitExempt,
     showRules,
-    purchaseLimits: new PurchaseLimits(config.purchaseConcurrency, metrics.registry),
-    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId), { warn: (o, m) => log?.warn(o, m) }),
+    purchaseLimits,
+    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
+      () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log?.warn(o, m) }),
   };
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
@@ -88,7 +90,7 @@ export async function openService(
   const workers = new Workers(ctx, app.log);
   const metricsListener = new MetricsListener(ctx, app.log);
   await ctx.room.store.ready();
-  ctx.room.ticker.start();
+  ctx.room.start();
   return {
     ctx,
     app,

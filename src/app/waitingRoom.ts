@@ -153,8 +153,9 @@ export async function adminQueueView(ctx: Context, showId: string): Promise<Admi
     max_admit_per_minute: s.cap,
     sold_out: s.soldOut,
     controller: {
-      rule: 'fixed_rate',
-      configured_rate_per_minute: ctx.room.ratePerMinute(),
+      rule: ctx.room.controller ? 'measured' : 'fixed_rate',
+      ...(ctx.room.controller ? ctx.room.controller.view() : {}),
+      configured_rate_per_minute: ctx.config.waitingRoom.admitPerMinute,
       grace_seconds: ctx.config.waitingRoom.graceSeconds,
       tick_ms: ctx.config.waitingRoom.tickMs,
       opened: s.opened,

@@ -11,12 +11,16 @@ export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHa
   const limit = ctx.purchaseLimits[path];
   return function (_req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (!limit.tryAcquire()) {
-      ctx.purchaseLimits.rejections.inc({ path });
+      ctx.purchaseLimits.observe(path, 0, 503, true);
       void sendProblem(reply, 'OVERLOADED', 'too many purchases in flight on this instance; try again in a moment', { retry_after: 1 });
       return;
     }
     const started = performance.now();
-    reply.raw.once('close', () => limit.release(performance.now() - started, reply.statusCode >= 500));
+    reply.raw.once('close', () => {
+      const ms = performance.now() - started;
+      limit.release(ms, reply.statusCode >= 500);
+      ctx.purchaseLimits.observe(path, ms, reply.statusCode);
+    });
     done();
   };
 }

@@ -8,12 +8,16 @@ import { RedisQueueStore } from './redisStore.js';
 import type { QueueStore, RoomState } from './store.js';
 import { RoomTicker, type TickerLog } from './ticker.js';
 import { RoomTokens } from './tokens.js';
+import { AdmissionController, type Signals } from './admissionController.js';
 
 const STATUS_CACHE_MS = 500;
 const PRESENCE_MEMORY = 100_000;
 
 export class WaitingRoom {
   readonly ticker: RoomTicker;
+  /** Null when WAITING_ROOM_CONTROL_MS=0: the fixed rate. */
+  readonly controller: AdmissionController | null;
+  private controlTimer: NodeJS.Timeout | null = null;
   private readonly statuses = new Map<string, { state: RoomState; atMs: number }>();
   private readonly seen = new Set<string>();
 
@@ -23,19 +27,34 @@ export class WaitingRoom {
     readonly rules: ShowRules,
     readonly config: Readonly<Config>,
     soldOut: (showId: string) => Promise<boolean>,
+    private readonly signals: () => Signals,
     log?: TickerLog,
   ) {
-    this.ticker = new RoomTicker(store, rules, config.waitingRoom, () => this.ratePerMinute(), soldOut, log);
+    const w = config.waitingRoom;
+    this.controller = w.controlMs > 0 ? new AdmissionController(w.admitPerMinute, Math.min(w.minAdmitPerMinute, w.admitPerMinute), config.poolSize) : null;
+    this.ticker = new RoomTicker(store, rules, w, () => this.ratePerMinute(), soldOut, log);
   }
 
-  static open(config: Readonly<Config>, secret: string, rules: ShowRules, soldOut: (showId: string) => Promise<boolean>, log?: TickerLog): WaitingRoom {
+  static open(
+    config: Readonly<Config>, secret: string, rules: ShowRules, soldOut: (showId: string) => Promise<boolean>, signals: () => Signals, log?: TickerLog,
+  ): WaitingRoom {
     const store = config.redisUrl ? new RedisQueueStore(config.redisUrl, config.waitingRoom.prefix) : new MemoryQueueStore();
-    return new WaitingRoom(store, new RoomTokens(secret), rules, config, soldOut, log);
+    return new WaitingRoom(store, new RoomTokens(secret), rules, config, soldOut, signals, log);
   }
 
-  /** The admission rule's rate before operators' pause and cap: the configured rate per show. */
+  /** Starts the ticker and the controller. */
+  start(): void {
+    this.ticker.start();
+    if (this.controller && !this.controlTimer) {
+      this.signals(); // a fresh window
+      this.controlTimer = setInterval(() => this.controller!.tick(this.signals()), this.config.waitingRoom.controlMs);
+      this.controlTimer.unref();
+    }
+  }
+
+  /** The admission rate before operators' pause and cap: the controller's, or the configured one. */
   ratePerMinute(): number {
-    return this.config.waitingRoom.admitPerMinute;
+    return this.controller ? this.controller.ratePerMinute() : this.config.waitingRoom.admitPerMinute;
   }
 
   /** The room's state, reused for a moment: polls of a hot show come by the thousand a second. */
@@ -59,6 +78,7 @@ export class WaitingRoom {
   }
 
   async close(): Promise<void> {
+    if (this.controlTimer) clearInterval(this.controlTimer);
     await this.ticker.stop();
     await this.store.close();
   }

@@ -20,7 +20,6 @@ let b: HttpClient;
 beforeAll(async () => {
   a = await startTestService({ payments: {}, config: roomConfig(redis.prefix, { admitPerMinute: 600 }) });
   second = await openService(a.service.ctx.config); // the same database and Redis prefix
-  second.ctx.room.ticker.start();
   await second.app.listen({ host: '127.0.0.1', port: 0 });
   b = new HttpClient(`http://127.0.0.1:${(second.app.server.address() as { port: number }).port}`);
 }, 60_000);

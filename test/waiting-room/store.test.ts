@@ -44,7 +44,7 @@ function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number;
     getOrStale: async (id: string) => (id === showId ? { waitingRoom: true, saleOpensAtMs: opts.opensAtMs, startsAtMs: Infinity, perUserLimit: 10, holdTtlSeconds: 600 } : null),
     dbNow: opts.nowMs,
   } as unknown as ShowRules;
-  return new RoomTicker(store, rules, { admitPerMinute: opts.rate, graceSeconds: (opts.graceMs ?? 60_000) / 1000, tickMs: 1000, failOpen: false, prefix: '', showRulesRefreshMs: 1000 },
+  return new RoomTicker(store, rules, { admitPerMinute: opts.rate, graceSeconds: (opts.graceMs ?? 60_000) / 1000, tickMs: 1000, failOpen: false, prefix: '', showRulesRefreshMs: 1000, controlMs: 0, minAdmitPerMinute: 0 },
     () => opts.rate, async () => false);
 }
 
