@@ -26,6 +26,7 @@ import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
 import { soldOut } from './db/waitingRoom.js';
 import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
+import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 
 export interface Service {
   ctx: Context;
@@ -83,6 +84,7 @@ export async function openService(
     room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
       () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log?.warn(o, m) }),
   };
+  registerRoomMetrics(metrics.registry, ctx.room);
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: opts.logger });
   log = app.log;

@@ -46,6 +46,11 @@ export class RoomTicker {
     await this.running;
   }
 
+  /** The rooms this instance ticks. */
+  watched(): readonly string[] {
+    return this.rooms;
+  }
+
   /** Ticks this room from now on (a join here made it), before the next read of the store's list. */
   watch(showId: string): void {
     if (!this.rooms.includes(showId)) this.rooms = [...this.rooms, showId];

@@ -212,4 +212,16 @@ describe('the waiting room over HTTP', () => {
     const order = openingOrder(opened.opening.seed, entries);
     entries.forEach((e, i) => expect(positions[i]).toBe(order.indexOf(e) + 1));
   });
+
+  it('shows joins, admissions, queue depth, no-shows and the admission rate in /metrics', async () => {
+    const m = (await t.http.get('/metrics')).text;
+    expect(m).toMatch(/^boxoffice_queue_joins_total [1-9]\d*$/m);
+    expect(m).toMatch(/^boxoffice_queue_admits_total\{result="admitted"\} [1-9]\d*$/m);
+    expect(m).toMatch(new RegExp(`^boxoffice_queue_serving\\{show="${room.showId}"\\} [1-9]\\d*$`, 'm'));
+    expect(m).toMatch(new RegExp(`^boxoffice_queue_waiting\\{show="${room.showId}"\\} \\d+$`, 'm'));
+    expect(m).toMatch(new RegExp(`^boxoffice_queue_no_shows\\{show="${room.showId}"\\} \\d+$`, 'm'));
+    expect(m).toMatch(/^boxoffice_admission_rate_per_minute \d+$/m);
+    expect(m).toMatch(/^boxoffice_admission_controller_input\{input="hold_latency_ms"\} /m);
+    expect(m).toMatch(/^boxoffice_purchase_limit\{path="hold"\} \d+$/m);
+  });
 });
