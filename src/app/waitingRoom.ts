@@ -89,7 +89,8 @@ export async function queueStatus(ctx: Context, showId: string): Promise<QueueSt
     paused: s.paused,
     sold_out: s.soldOut,
     sale_opens_at: new Date(rule.saleOpensAtMs).toISOString(),
-    opened: s.opened,
+    // A room nobody joined yet opens in the store at its first join; the sale is open all the same.
+    opened: s.opened || ctx.showRules.dbNow() >= rule.saleOpensAtMs,
   };
   if (s.opened && s.seed) status.opening = { seed: s.seed, pre_queue: s.preQueue, opened_at: new Date(s.openedAtMs!).toISOString() };
   return status;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.js';
+import { loadConfig } from '../../src/config.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import { clientFrom, closeClients, redisPrefix } from '../support/clients.js';
 import { expectProblem } from '../support/problems.js';
@@ -223,5 +224,27 @@ describe('the waiting room over HTTP', () => {
     expect(m).toMatch(/^boxoffice_admission_rate_per_minute \d+$/m);
     expect(m).toMatch(/^boxoffice_admission_controller_input\{input="hold_latency_ms"\} /m);
     expect(m).toMatch(/^boxoffice_purchase_limit\{path="hold"\} \d+$/m);
+  });
+});
+
+describe('queue joins are rate-limited per account', () => {
+  const prefix = redisPrefix();
+  let limited: TestService;
+  afterAll(async () => {
+    await limited?.close();
+    await prefix.cleanUp();
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After past the budget', async () => {
+    const base = roomConfig(prefix.prefix);
+    limited = await startTestService({ config: { ...base, rateLimitExempt: [], rateLimitPrefix: prefix.prefix,
+      rateLimits: { ...loadConfig({}).rateLimits, queueJoinPerAccount: { points: 3, seconds: 60 } } } });
+    const show = await createShow(limited, { waiting_room: true });
+    const [b] = await registerBuyers(limited, 1);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await limited.http.post(`/v1/shows/${show.showId}/queue`, {}, b!.token));
+    expect(answers.slice(0, 3).map((a) => a.status)).toEqual([201, 201, 201]);
+    expectProblem(answers[3]!, 429, 'RATE_LIMITED');
+    expect(Number(answers[3]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });
