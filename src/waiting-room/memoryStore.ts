@@ -159,6 +159,10 @@ export class MemoryQueueStore implements QueueStore {
     this.room(showId).soldOut = soldOut;
   }
 
+  async forget(showId: string): Promise<void> {
+    this.rooms_.delete(showId);
+  }
+
   async rooms(): Promise<string[]> {
     return [...this.rooms_.keys()];
   }

@@ -225,6 +225,14 @@ export class RedisQueueStore implements QueueStore {
     return this.run(async () => { await this.redis.hset(this.key(showId, 'meta'), 'sold_out', soldOut ? '1' : '0'); });
   }
 
+  forget(showId: string): Promise<void> {
+    return this.run(async () => {
+      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'lease:opening'];
+      await this.redis.del(...parts.map((p) => this.key(showId, p)));
+      await this.redis.srem(`${this.prefix}:rooms`, showId);
+    });
+  }
+
   rooms(): Promise<string[]> {
     return this.run(() => this.redis.smembers(`${this.prefix}:rooms`));
   }

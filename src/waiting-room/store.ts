@@ -66,6 +66,8 @@ export interface QueueStore {
   present(showId: string, position: number): Promise<void>;
   control(showId: string, c: { paused?: boolean; cap?: number | null }): Promise<void>;
   setSoldOut(showId: string, soldOut: boolean): Promise<void>;
+  /** Deletes the show's queue (its show is over). */
+  forget(showId: string): Promise<void>;
   /** Shows with a queue. */
   rooms(): Promise<string[]>;
   /** Resolves once connected, or after a short wait (then the room answers "try again" until it connects). */

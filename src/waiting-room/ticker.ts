@@ -11,6 +11,8 @@ import type { QueueStore } from './store.js';
 
 const ROOMS_REFRESH_MS = 1000;
 const SOLD_OUT_PROBE_MS = 3000;
+/** A room is kept a day past its show's start (late status polls), then deleted. */
+const KEEP_AFTER_START_MS = 86_400_000;
 
 export interface TickerLog {
   warn(obj: object, msg: string): void;
@@ -76,6 +78,11 @@ export class RoomTicker {
     const rule = await this.rules.getOrStale(showId);
     if (!rule?.waitingRoom) return;
     const nowMs = this.rules.dbNow();
+    if (nowMs > rule.startsAtMs + KEEP_AFTER_START_MS) {
+      await this.store.forget(showId);
+      this.rooms = this.rooms.filter((id) => id !== showId);
+      return;
+    }
     let state = await this.store.state(showId);
     if (!state.opened && (await this.store.open(showId, { opensAtMs: rule.saleOpensAtMs, nowMs, seed: randomBytes(16).toString('hex') }))) {
       state = await this.store.state(showId);

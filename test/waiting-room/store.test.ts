@@ -39,9 +39,9 @@ function spearman(a: readonly number[], b: readonly number[]): number {
 }
 
 /** A ticker over fixed rules: the show has a waiting room and its sale opened at opensAtMs. */
-function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number; nowMs: () => number; rate: number; graceMs?: number }) {
+function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number; nowMs: () => number; rate: number; graceMs?: number; startsAtMs?: number }) {
   const rules = {
-    getOrStale: async (id: string) => (id === showId ? { waitingRoom: true, saleOpensAtMs: opts.opensAtMs, startsAtMs: Infinity, perUserLimit: 10, holdTtlSeconds: 600 } : null),
+    getOrStale: async (id: string) => (id === showId ? { waitingRoom: true, saleOpensAtMs: opts.opensAtMs, startsAtMs: opts.startsAtMs ?? Infinity, perUserLimit: 10, holdTtlSeconds: 600 } : null),
     dbNow: opts.nowMs,
   } as unknown as ShowRules;
   return new RoomTicker(store, rules, { admitPerMinute: opts.rate, graceSeconds: (opts.graceMs ?? 60_000) / 1000, tickMs: 1000, failOpen: false, prefix: '', showRulesRefreshMs: 1000, controlMs: 0, minAdmitPerMinute: 0 },
@@ -153,5 +153,16 @@ describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new M
     now += 60_000;
     await ticker.tick();
     expect((await store.state(id))).toMatchObject({ serving: 100, soldOut: true });
+  });
+
+  it('deletes a room a day after its show started', async () => {
+    const store = await make();
+    const id = show();
+    await store.join(id, 'usr_1', entry(), OPEN);
+    expect(await store.rooms()).toContain(id);
+    await tickerFor(store, id, { opensAtMs: 0, nowMs: () => 3 * 86_400_000, rate: 60, startsAtMs: 86_400_000 }).tick();
+    expect(await store.rooms()).not.toContain(id);
+    expect(await store.entry(id, 'usr_1')).toBeNull();
+    expect((await store.state(id)).tail).toBe(0);
   });
 });
