@@ -48,7 +48,7 @@ async function fromStore<T>(op: () => Promise<T>): Promise<T> {
 }
 
 function rateOf(ctx: Context, s: RoomState): number {
-  return s.opened ? effectiveRate(ctx.room.ratePerMinute(), s) : 0;
+  return s.opened ? effectiveRate(s.rate ?? ctx.room.ratePerMinute(), s) : 0;
 }
 
 /** Seconds until a position is likely served (at least 1, at most MAX_POLL_SECONDS: ask again then). */

@@ -17,6 +17,7 @@ interface Room {
   cap: number | null;
   soldOut: boolean;
   noShows: number;
+  rate: number | null;
   entries: Map<string, string>;
   positions: Map<string, number>;
   preQueue: Map<string, string>;
@@ -27,7 +28,7 @@ interface Room {
 
 export const EMPTY: RoomState = Object.freeze({
   opened: false, ranked: false, tail: 0, serving: 0, preQueue: 0, seed: null, openedAtMs: null,
-  paused: false, cap: null, soldOut: false, admitted: 0, noShows: 0,
+  paused: false, cap: null, soldOut: false, admitted: 0, noShows: 0, rate: null,
 });
 
 export class MemoryQueueStore implements QueueStore {
@@ -43,7 +44,7 @@ export class MemoryQueueStore implements QueueStore {
     if (!r) {
       r = {
         opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: null, seed: null, openedAtMs: null,
-        paused: false, cap: null, soldOut: false, noShows: 0, entries: new Map(), positions: new Map(),
+        paused: false, cap: null, soldOut: false, noShows: 0, rate: null, entries: new Map(), positions: new Map(),
         preQueue: new Map(), admittedUsers: new Set(), calls: [], present: new Set(),
       };
       this.rooms_.set(showId, r);
@@ -86,7 +87,7 @@ export class MemoryQueueStore implements QueueStore {
     if (!r) return { ...EMPTY };
     return {
       opened: r.opened, ranked: r.ranked, tail: r.tail, serving: r.serving, preQueue: r.preQueue.size, seed: r.seed,
-      openedAtMs: r.openedAtMs, paused: r.paused, cap: r.cap, soldOut: r.soldOut, admitted: r.admittedUsers.size, noShows: r.noShows,
+      openedAtMs: r.openedAtMs, paused: r.paused, cap: r.cap, soldOut: r.soldOut, admitted: r.admittedUsers.size, noShows: r.noShows, rate: r.rate,
     };
   }
 
@@ -118,6 +119,8 @@ export class MemoryQueueStore implements QueueStore {
     const r = this.rooms_.get(showId);
     if (!r || !r.opened || !r.ranked) return;
     const nowMs = this.clock();
+    // One process, one instance: its rate is the room's.
+    r.rate = input.ratePerMinute;
     if (r.lastMs === null) {
       r.lastMs = nowMs;
       return;

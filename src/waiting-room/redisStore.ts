@@ -42,8 +42,10 @@ const OPEN_SCRIPT = `${OPEN}
 return open_if_due(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]) and 1 or 0
 `;
 
-// The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions)
-// ARGV: ratePerMinute, graceMs, and a fake time for tests ('' in production: Redis TIME)
+// The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions),
+// rates (instance -> "rate:ms"). ARGV: ratePerMinute, graceMs, a fake time for tests ('' in production:
+// Redis TIME), instance id, rate TTL. The room admits at the lowest fresh rate among the instances ticking
+// it: each measures the one shared database, and the most distressed one is the one to believe.
 const ADVANCE = `
 local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out')
 if m[1] ~= '1' or m[2] ~= '1' then return 0 end
@@ -52,13 +54,22 @@ if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+local base = tonumber(ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[1] .. ':' .. now)
+local all = redis.call('HGETALL', KEYS[4])
+for i = 1, #all, 2 do
+  local r, at = string.match(all[i + 1], '([%d%.]+):(%d+)')
+  if now - tonumber(at) > tonumber(ARGV[5]) then redis.call('HDEL', KEYS[4], all[i])
+  else base = math.min(base, tonumber(r)) end
+end
+redis.call('HSET', KEYS[1], 'rate', base)
 local last = tonumber(m[6])
 if not last then redis.call('HSET', KEYS[1], 'last_ms', now); return 0 end
 if now <= last then return 0 end
 local tail = tonumber(m[3]) or 0
 local serving = tonumber(m[4]) or 0
 local credit = tonumber(m[5]) or 0
-local rate = tonumber(ARGV[1])
+local rate = base
 if m[8] and m[8] ~= '' then rate = math.min(rate, tonumber(m[8])) end
 if m[7] == '1' or m[9] == '1' then rate = 0 end
 local noshow = 0
@@ -91,7 +102,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     roomJoin(meta: string, entries: string, positions: string, pre: string, rooms: string, ...args: string[]): Result<[string, string], Context>;
     roomOpen(meta: string, pre: string, ...args: string[]): Result<number, Context>;
-    roomAdvance(meta: string, calls: string, present: string, ...args: string[]): Result<number, Context>;
+    roomAdvance(meta: string, calls: string, present: string, rates: string, ...args: string[]): Result<number, Context>;
   }
 }
 
@@ -112,7 +123,7 @@ export class RedisQueueStore implements QueueStore {
     this.redis.on('error', () => { this.lastFailureMs = Date.now(); });
     this.redis.defineCommand('roomJoin', { numberOfKeys: 5, lua: JOIN });
     this.redis.defineCommand('roomOpen', { numberOfKeys: 2, lua: OPEN_SCRIPT });
-    this.redis.defineCommand('roomAdvance', { numberOfKeys: 3, lua: ADVANCE });
+    this.redis.defineCommand('roomAdvance', { numberOfKeys: 4, lua: ADVANCE });
   }
 
   private key(showId: string, part: string): string {
@@ -167,6 +178,7 @@ export class RedisQueueStore implements QueueStore {
         soldOut: m.sold_out === '1',
         admitted: Number(m.admitted ?? 0),
         noShows: Number(m.no_shows ?? 0),
+        rate: m.rate === undefined ? null : Number(m.rate),
       };
     });
   }
@@ -197,8 +209,8 @@ export class RedisQueueStore implements QueueStore {
 
   advance(showId: string, input: AdvanceInput): Promise<void> {
     return this.run(async () => {
-      await this.redis.roomAdvance(this.key(showId, 'meta'), this.key(showId, 'calls'), this.key(showId, 'present'),
-        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '');
+      await this.redis.roomAdvance(this.key(showId, 'meta'), this.key(showId, 'calls'), this.key(showId, 'present'), this.key(showId, 'rates'),
+        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '', input.instanceId, String(input.rateTtlMs));
     });
   }
 
@@ -227,7 +239,7 @@ export class RedisQueueStore implements QueueStore {
 
   forget(showId: string): Promise<void> {
     return this.run(async () => {
-      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'lease:opening'];
+      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'rates', 'lease:opening'];
       await this.redis.del(...parts.map((p) => this.key(showId, p)));
       await this.redis.srem(`${this.prefix}:rooms`, showId);
     });

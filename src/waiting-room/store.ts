@@ -24,6 +24,8 @@ export interface RoomState {
   admitted: number;
   /** Served positions that made no hold within the grace period (their slots went to the next in line). */
   noShows: number;
+  /** The rate the last advance used before pause and cap: the lowest of the instances' rates; null before any. */
+  rate: number | null;
 }
 
 export interface Entry {
@@ -33,6 +35,10 @@ export interface Entry {
 }
 
 export interface AdvanceInput {
+  /** This instance's name: the room admits at the lowest rate among the instances ticking it. */
+  instanceId: string;
+  /** An instance's rate counts until it is this old (the instance stopped ticking). */
+  rateTtlMs: number;
   /** The admission rule's rate before operators' pause and cap. */
   ratePerMinute: number;
   /** A served position that makes no hold within this lapses; its slot goes to the next. */

@@ -4,6 +4,7 @@
 // store (rate × time since the last advance), so any number of instances ticking
 // at once admit at the rate, not at a multiple of it.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { WaitingRoomSettings } from '../config.js';
 import type { ShowRules } from '../app/showRules.js';
 import { openingOrder } from './fairOpening.js';
@@ -25,6 +26,7 @@ export class RoomTicker {
   private roomsAtMs = 0;
   private readonly soldOutAtMs = new Map<string, number>();
   private lastWarnedMs = 0;
+  private readonly instanceId = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 
   constructor(
     private readonly store: QueueStore,
@@ -88,7 +90,10 @@ export class RoomTicker {
       state = await this.store.state(showId);
     }
     if (state.opened && !state.ranked && (await this.store.lease(showId, 'opening', 30_000))) await this.writeOpening(showId, state.seed!);
-    await this.store.advance(showId, { ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000 });
+    await this.store.advance(showId, {
+      ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000,
+      instanceId: this.instanceId, rateTtlMs: 5 * Math.max(this.settings.tickMs, this.settings.controlMs),
+    });
     if (state.opened && Date.now() - (this.soldOutAtMs.get(showId) ?? 0) > SOLD_OUT_PROBE_MS) {
       this.soldOutAtMs.set(showId, Date.now());
       // The seat database may be down: the room keeps its last word on sell-out.

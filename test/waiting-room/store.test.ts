@@ -166,3 +166,22 @@ describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new M
     expect((await store.state(id)).tail).toBe(0);
   });
 });
+
+describe('queue store (redis), several instances', () => {
+  it('admits at the lowest rate among the instances ticking a room, until one stops ticking', async () => {
+    let now = 1_000;
+    const store = redisStore(() => now);
+    await store.ready();
+    const id = show();
+    for (let i = 0; i < 1000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => store.join(id, `usr_${i + k}`, entry(), OPEN)));
+    const advance = (instanceId: string, ratePerMinute: number) => store.advance(id, { instanceId, ratePerMinute, graceMs: 3_600_000, rateTtlMs: 20_000 });
+    await advance('a', 600);
+    await advance('b', 60);
+    now += 10_000;
+    await advance('a', 600);
+    expect(await store.state(id)).toMatchObject({ serving: 10, rate: 60 }); // b's 60 a minute governs
+    now += 30_000; // b has not ticked for 40 s: its rate no longer counts
+    await advance('a', 600);
+    expect(await store.state(id)).toMatchObject({ serving: 310, rate: 600 });
+  });
+});
