@@ -177,10 +177,13 @@ export async function changeQueue(
   const change: Record<string, unknown> = {};
   if (input.action !== undefined) change.action = input.action;
   if (input.max_admit_per_minute !== undefined) change.max_admit_per_minute = input.max_admit_per_minute;
-  await changes.recordChange(ctx.db, { showId, actorId: admin.userId, change });
-  await fromStore(() => ctx.room.store.control(showId, {
-    ...(input.action !== undefined ? { paused: input.action === 'pause' } : {}),
-    ...(input.max_admit_per_minute !== undefined ? { cap: input.max_admit_per_minute } : {}),
-  }));
+  // The record commits only if the store took the change: no record of a change that did not happen.
+  await ctx.db.transaction(async (tx) => {
+    await changes.recordChange(tx, { showId, actorId: admin.userId, change });
+    await fromStore(() => ctx.room.store.control(showId, {
+      ...(input.action !== undefined ? { paused: input.action === 'pause' } : {}),
+      ...(input.max_admit_per_minute !== undefined ? { cap: input.max_admit_per_minute } : {}),
+    }));
+  });
   return adminQueueView(ctx, showId);
 }

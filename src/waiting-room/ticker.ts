@@ -67,13 +67,17 @@ export class RoomTicker {
         this.rooms = await this.store.rooms();
         this.roomsAtMs = Date.now();
       }
-      for (const showId of this.rooms) await this.tickRoom(showId);
+      // One room's failure (say, its show's rules cannot be read) must not stall the others.
+      for (const showId of this.rooms) await this.tickRoom(showId).catch((err: unknown) => this.warn(err));
     } catch (err) {
-      if (Date.now() - this.lastWarnedMs > 10_000) {
-        this.lastWarnedMs = Date.now();
-        this.log?.warn({ err: (err as Error).message }, 'waiting room: tick failed');
-      }
+      this.warn(err);
     }
+  }
+
+  private warn(err: unknown): void {
+    if (Date.now() - this.lastWarnedMs < 10_000) return;
+    this.lastWarnedMs = Date.now();
+    this.log?.warn({ err: (err as Error).message }, 'waiting room: tick failed');
   }
 
   private async tickRoom(showId: string): Promise<void> {
