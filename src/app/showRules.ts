@@ -16,6 +16,8 @@ export interface ShowRule {
 }
 
 const MAX_SHOWS = 10_000;
+/** A show nobody asked about for this long is dropped at the next refresh instead of read again. */
+const IDLE_MS = 60_000;
 
 function toRule(r: ShowRuleRow): ShowRule {
   return {
@@ -25,7 +27,7 @@ function toRule(r: ShowRuleRow): ShowRule {
 }
 
 export class ShowRules {
-  private readonly rules = new Map<string, { rule: ShowRule | null; atMs: number }>();
+  private readonly rules = new Map<string, { rule: ShowRule | null; atMs: number; usedMs: number }>();
   /** Database clock minus this server's clock, as of the last read. */
   private offsetMs = 0;
   private refreshing: Promise<void> | null = null;
@@ -43,6 +45,7 @@ export class ShowRules {
     const known = this.rules.get(showId);
     const age = known ? Date.now() - known.atMs : Infinity;
     if (known && age < 2 * this.refreshMs) {
+      known.usedMs = Date.now();
       if (age >= this.refreshMs) void this.refresh().catch(() => {});
       return known.rule;
     }
@@ -68,8 +71,10 @@ export class ShowRules {
     this.rules.delete(showId);
   }
 
-  /** Every cached show again, in one query (one at a time). */
+  /** Every cached show in use again, in one query (one at a time); idle ones are dropped. */
   private refresh(): Promise<void> {
+    const idleBefore = Date.now() - IDLE_MS;
+    for (const [id, entry] of this.rules) if (entry.usedMs < idleBefore) this.rules.delete(id);
     this.refreshing ??= this.read([...this.rules.keys()]).finally(() => { this.refreshing = null; });
     return this.refreshing;
   }
@@ -84,6 +89,6 @@ export class ShowRules {
     this.offsetMs = now.getTime() - (sentAt + receivedAt) / 2;
     if (this.rules.size + ids.length > MAX_SHOWS) this.rules.clear();
     const found = new Map(rows.map((r) => [r.id, toRule(r)]));
-    for (const id of ids) this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt });
+    for (const id of ids) this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt, usedMs: this.rules.get(id)?.usedMs ?? sentAt });
   }
 }
