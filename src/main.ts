@@ -5,14 +5,21 @@ import { seedDemoCatalog } from './app/demoCatalog.js';
 import { startBundledSimulator } from './payments/bundledSimulator.js';
 import { adminCommand, announceAdmins } from './cli/admin.js';
 import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from './payments/simulator/paymentMethods.js';
+import { createLogger } from './http/logging.js';
+
+/** Straight to standard output, never through the logger: `npm run admin`'s dialogue and the demo credential. */
+const plain = (msg: string) => process.stdout.write(`${msg}\n`);
 
 async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig();
-  const say = (msg: string) => process.stdout.write(`${msg}\n`);
   if (!['serve', 'worker', 'migrate', 'seed', 'admin'].includes(command)) throw new Error(`unknown command "${command}" (serve | worker | migrate | seed | admin)`);
+  // One format for the banner and the logs: pretty on a terminal, JSON lines otherwise.
+  // `npm run admin` talks to a person at a prompt: plain lines, no logger.
+  const log = command === 'admin' ? null : createLogger({ name: 'boxoffice', level: config.logLevel, pretty: process.stdout.isTTY === true });
+  const say = log ? (msg: string) => log.info(msg) : plain;
   say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
   const service = await openService(config, {
-    logger: command === 'serve' ? { level: config.logLevel } : false,
+    logger: log ?? false,
     log: say,
   });
   if (command === 'migrate') return service.close();
@@ -28,7 +35,7 @@ async function main(command: string, args: string[]): Promise<void> {
     if (command === 'seed' && !made) say('the catalog is not empty: nothing seeded');
   }
   if (command === 'seed') return service.close();
-  if (command === 'serve') await announceAdmins(service.ctx, say);
+  if (command === 'serve') await announceAdmins(service.ctx, say, plain);
 
   service.sweeper.start();
   service.workers.start();
@@ -39,7 +46,7 @@ async function main(command: string, args: string[]): Promise<void> {
     const address = service.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     if (!config.stripeSecretKey) {
-      startBundledSimulator({ port: config.paysimPort, webhookUrl: `http://${config.host}:${port}/v1/payments/webhook`, webhookSecret: config.stripeWebhookSecret, say });
+      startBundledSimulator({ port: config.paysimPort, webhookUrl: `http://${config.host}:${port}/v1/payments/webhook`, webhookSecret: config.stripeWebhookSecret, say: (m) => service.ctx.log.warn(m) });
       say(`payment simulator (Stripe-compatible, key sk_test_sim) on http://127.0.0.1:${config.paysimPort}`);
       say('test payment methods:');
       for (const [method, effect] of TEST_PAYMENT_METHODS_FOR_PEOPLE) say(`  ${method.padEnd(26)}${effect}`);
@@ -53,7 +60,7 @@ async function main(command: string, args: string[]): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    service.ctx.log.info({ signal }, 'shutting down: finishing requests in flight');
     await service.close();
     process.exit(0);
   };

@@ -22,6 +22,8 @@ import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
 import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
+import type { Logger } from 'pino';
+import { loggerFrom, silentLogger } from './http/logging.js';
 import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
 import { soldOut } from './db/waitingRoom.js';
@@ -49,7 +51,7 @@ export function paymentProvider(config: Readonly<Config>): PaymentProvider {
 
 export async function openService(
   config: Readonly<Config>,
-  opts: { db?: Database; logger?: boolean | object; log?: (msg: string) => void; payments?: PaymentProvider } = {},
+  opts: { db?: Database; logger?: boolean | object | Logger; log?: (msg: string) => void; payments?: PaymentProvider } = {},
 ): Promise<Service> {
   const db = opts.db ?? (await openDatabase({
     url: config.databaseUrl,
@@ -62,9 +64,12 @@ export async function openService(
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
   const halls = new HallCatalog(db);
+  // The logger given (main.ts) or made from options (tests: `{ level, stream }`); with
+  // none the app gets no logger at all (no child logger per request).
+  const appLog = loggerFrom('boxoffice', opts.logger);
+  const log = appLog ?? silentLogger();
   const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
   const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
-  let log: FastifyInstance['log'] | undefined; // the app's, once it exists
   const metrics = new Metrics(db);
   const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   const ctx: Context = {
@@ -77,20 +82,20 @@ export async function openService(
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
-    rateLimits: RateLimits.open(config, { warn: (o, m) => log?.warn(o, m) }),
+    rateLimits: RateLimits.open(config, { warn: (o, m) => log.warn(o, m) }),
     rateLimitExempt,
+    log,
     showRules,
     purchaseLimits,
     room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
-      () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log?.warn(o, m) }),
+      () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
   await ensureAdmin(ctx);
-  const app = await buildApp(ctx, { logger: opts.logger });
-  log = app.log;
-  const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, app.log);
-  const workers = new Workers(ctx, app.log);
-  const metricsListener = new MetricsListener(ctx, app.log);
+  const app = await buildApp(ctx, { logger: appLog });
+  const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, ctx.log);
+  const workers = new Workers(ctx, ctx.log);
+  const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
   ctx.room.start();
   return {

@@ -3,8 +3,9 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import * as bookings from '../db/bookings.js';
 import { attachBooking } from '../db/idempotency.js';
+import { findHold } from '../db/holds.js';
 import type { Principal } from '../auth/tokens.js';
-import { applyPaymentOutcome, refundBooking } from './payments.js';
+import { about, applyPaymentOutcome, refundBooking } from './payments.js';
 import { findAttemptByBooking } from '../db/payments.js';
 import { voidTickets } from '../db/tickets.js';
 import { currentRole } from './accounts.js';
@@ -22,6 +23,8 @@ export interface BookingView {
   status: string;
   created_at: string;
   refund?: { status: string; amount: number };
+  /** Why the payment failed; only on a failed booking. */
+  failure?: { code: string; message: string };
 }
 
 export function bookingView(b: bookings.BookingRow): BookingView {
@@ -35,6 +38,7 @@ export function bookingView(b: bookings.BookingRow): BookingView {
     status: b.status,
     created_at: b.created_at.toISOString(),
     ...(b.refund_status ? { refund: { status: b.refund_status, amount: b.refund_amount! } } : {}),
+    ...(b.status === 'failed' && b.failure_code ? { failure: { code: b.failure_code, message: b.failure_message ?? '' } } : {}),
   };
 }
 
@@ -59,13 +63,19 @@ export async function book(
     else if (await holdNeedsAdmission(tx, input.hold_id, buyer.userId, admittedShowId)) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
     return hold;
   });
-  if (!entered) throw new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
+  if (!entered) throw await notPayable(ctx, input.hold_id);
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
   );
   await applyPaymentOutcome(ctx, attemptId, outcome);
   return bookingView((await bookings.findBooking(ctx.db, bookingId))!);
+}
+
+/** Why a hold could not enter payment: it never existed (404), or it is not the caller's active hold (409). */
+async function notPayable(ctx: Context, holdId: string): Promise<DomainError> {
+  if (!(await findHold(ctx.db, holdId))) return notFound('hold');
+  return new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
 }
 
 /** The booking the caller (or an admin) may see; others' bookings answer 404. */
@@ -91,6 +101,7 @@ export async function listBookings(ctx: Context, caller: Principal): Promise<{ b
  * writes the refund to the outbox. A repeat answers the same and refunds nothing more.
  */
 export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
+  let cancelled: bookings.BookingRow | null = null;
   await ctx.db.transaction(async (tx) => {
     const b = await bookings.lockBooking(tx, id);
     if (!b || b.user_id !== caller.userId) throw notFound('booking');
@@ -108,6 +119,9 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     await bookings.freeSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
     await voidTickets(tx, b.booking_id);
     await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');
+    cancelled = b;
   });
+  const c = cancelled as bookings.BookingRow | null; // assigned in the callback, which TypeScript does not follow
+  if (c) ctx.log.info({ event: 'booking.cancelled', ...about(c), refund_amount: Number(c.amount) }, 'booking cancelled by its buyer; the seats are free and the refund is on its way');
   return bookingView((await bookings.findBooking(ctx.db, id))!);
 }

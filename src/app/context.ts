@@ -9,6 +9,7 @@ import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
 import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
+import type { Logger } from 'pino';
 import type { ShowRules } from './showRules.js';
 import type { WaitingRoom } from '../waiting-room/room.js';
 import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
@@ -26,6 +27,8 @@ export interface Context {
   holdTally: HoldTally;
   rateLimits: RateLimits;
   rateLimitExempt: ClientExemptions;
+  /** The instance's logger (the HTTP app's too): business events at info, with a stable `event` name. */
+  log: Logger;
   showRules: ShowRules;
   room: WaitingRoom;
   purchaseLimits: PurchaseLimits;

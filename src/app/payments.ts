@@ -12,6 +12,9 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
   ctx.metrics.paymentOutcomes.inc({ outcome: outcome.kind });
   if (outcome.kind === 'unknown') {
     await payments.markAttemptUnknown(ctx.db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
+    const pending = await payments.findAttempt(ctx.db, attemptId);
+    ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: pending?.booking_id, reason: outcome.reason },
+      'payment outcome unknown; the booking stays pending and the reconciler asks the provider again');
     return;
   }
   // The same answer arriving again (the request's own answer, then its webhook, a
@@ -19,16 +22,20 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
   // recorded it: nothing to do, no transaction, no lock.
   const known = await payments.findAttempt(ctx.db, attemptId);
   if (!known || known.status === outcome.kind) return;
+  // What this call decided, logged once the transaction has committed.
+  const decided: { event?: { event: string; msg: string; [field: string]: unknown } } = {};
   await ctx.db.transaction(async (tx) => {
     const booking = await bookings.lockBooking(tx, known.booking_id);
     if (!booking) return;
-    const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId);
+    const failure = outcome.kind === 'failed' ? outcome.failure : null;
+    const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId, failure);
     const where = { holdId: booking.hold_id, showId: booking.show_id, bookingId: booking.booking_id };
 
     if (outcome.kind === 'failed') {
       if (firstWord && booking.status === 'pending') {
         await bookings.setBookingStatus(tx, booking.booking_id, 'failed');
         await bookings.returnSeatsToHold(tx, where);
+        decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.failure.code, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
       }
       return;
     }
@@ -40,6 +47,7 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
         await bookings.setBookingStatus(tx, booking.booking_id, 'confirmed');
         await bookings.setHoldStatus(tx, booking.hold_id, 'confirmed');
         await enqueue(tx, 'ticket.issue', { booking_id: booking.booking_id });
+        decided.event = { event: 'booking.confirmed', ...about(booking), payment_intent: outcome.paymentIntentId, msg: 'booking confirmed' };
         return;
       }
       await bookings.freeSeats(tx, where);
@@ -48,7 +56,17 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     if (booking.status === 'confirmed' || booking.status === 'cancelled') return; // this very payment, seen again
     await bookings.setBookingStatus(tx, booking.booking_id, 'refunded');
     await refundBooking(tx, booking, outcome.paymentIntentId, 'seats_lost');
+    decided.event = { event: 'booking.refunded', ...about(booking), reason: 'seats_lost', payment_intent: outcome.paymentIntentId, msg: 'booking refunded: paid after its hold had lost the seats' };
   });
+  if (decided.event) {
+    const { msg, ...fields } = decided.event;
+    ctx.log.info(fields, msg);
+  }
+}
+
+/** What a business event says about a booking: ids and money, never a token, key or card. */
+export function about(b: { booking_id: string; show_id: string; hold_id: string; seats: readonly string[]; amount: number | string; currency: string }) {
+  return { booking_id: b.booking_id, show_id: b.show_id, hold_id: b.hold_id, seats: b.seats.length, amount: Number(b.amount), currency: b.currency };
 }
 
 /** Writes the booking's one refund and its outbox row; a second call for the same booking does nothing. */

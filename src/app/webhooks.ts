@@ -7,7 +7,7 @@
 import { validationFailed } from '../domain/errors.js';
 import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
 import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
-import type { ChargeOutcome, ProviderPaymentIntent } from '../payments/provider.js';
+import { failureOf, type ChargeOutcome, type ProviderPaymentIntent } from '../payments/provider.js';
 import { applyPaymentOutcome } from './payments.js';
 import type { Context } from './context.js';
 
@@ -44,14 +44,14 @@ const metadataOf = (o: EventObject, key: string): string | null => {
 
 function ignore(ctx: Context, log: Log, e: WebhookEventRow, reason: 'provider_missing' | 'mismatch', detail: object): void {
   ctx.metrics.webhookEventsIgnored.inc({ reason });
-  log.warn({ event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
+  log.warn({ event: 'webhook.ignored', event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
 }
 
 /** What the provider's own PaymentIntent says about our attempt; null when it says nothing definitive. */
 function outcomeOf(pi: ProviderPaymentIntent): ChargeOutcome | null {
   if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
   if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
-    return { kind: 'failed', paymentIntentId: pi.id, reason: pi.lastPaymentErrorCode ?? pi.status };
+    return { kind: 'failed', paymentIntentId: pi.id, failure: pi.lastPaymentError ?? failureOf(pi.status, null) };
   }
   return null;
 }

@@ -64,16 +64,21 @@ export async function adminCommand(
   say(`${email} is an admin now; sign in with POST /v1/sessions`);
 }
 
-/** How to get in as an operator: the demo credential once, otherwise who the admins are (never a password). */
-export async function announceAdmins(ctx: Context, say: (m: string) => void): Promise<void> {
+/**
+ * How to get in as an operator: the demo credential once, otherwise who the
+ * admins are (never a password). The credential goes to `show` (the
+ * terminal), never to `say` (the log): passwords never reach a log line.
+ */
+export async function announceAdmins(ctx: Context, say: (m: string) => void, show: (m: string) => void = say): Promise<void> {
   const demo = await ensureDemoAdmin(ctx);
   if (demo) {
-    say('');
-    say('  DEMO CREDENTIAL (shown this once; for trying boxoffice on this machine only)');
-    say(`    admin e-mail:    ${demo.email}`);
-    say(`    admin password:  ${demo.password}`);
-    say('    make real admins with: npm run admin -- create EMAIL');
-    say('');
+    say(`demo admin ${demo.email} created; its password is printed once on the terminal, never logged`);
+    show('');
+    show('  DEMO CREDENTIAL (shown this once; for trying boxoffice on this machine only)');
+    show(`    admin e-mail:    ${demo.email}`);
+    show(`    admin password:  ${demo.password}`);
+    show('    make real admins with: npm run admin -- create EMAIL');
+    show('');
     return;
   }
   const { configured, admins } = await adminSummary(ctx);

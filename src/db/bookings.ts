@@ -14,14 +14,18 @@ export interface BookingRow {
   created_at: Date;
   refund_status: string | null;
   refund_amount: number | null;
+  /** Why its payment failed, as recorded with the payment attempt. */
+  failure_code: string | null;
+  failure_message: string | null;
 }
 
 const BOOKING = `
   select b.id as booking_id, b.hold_id, b.user_id, b.show_id, h.seats, b.amount, b.currency, b.status, b.created_at,
-         r.status as refund_status, r.amount as refund_amount
+         r.status as refund_status, r.amount as refund_amount, a.failure_code, a.failure_message
     from bookings b
     join holds h on h.id = b.hold_id
-    left join refunds r on r.booking_id = b.id`;
+    left join refunds r on r.booking_id = b.id
+    left join payment_attempts a on a.booking_id = b.id`;
 
 export async function findBooking(db: Queryable, id: string): Promise<BookingRow | null> {
   return (await db.query<BookingRow>(`${BOOKING} where b.id = $1`, [id])).rows[0] ?? null;

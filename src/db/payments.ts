@@ -23,12 +23,16 @@ export async function findAttemptByBooking(db: Queryable, bookingId: string): Pr
   return (await db.query<AttemptRow>(`${ATTEMPT} where booking_id = $1`, [bookingId])).rows[0] ?? null;
 }
 
-/** Records a definitive outcome once; false when the attempt already had one. */
-export async function resolveAttempt(tx: Queryable, id: string, status: 'succeeded' | 'failed', paymentIntentId: string | null): Promise<boolean> {
+/** Records a definitive outcome once (with why, when it failed); false when the attempt already had one. */
+export async function resolveAttempt(
+  tx: Queryable, id: string, status: 'succeeded' | 'failed', paymentIntentId: string | null,
+  failure: { code: string; message: string } | null = null,
+): Promise<boolean> {
   const r = await tx.query(
-    `update payment_attempts set status = $2, provider_payment_id = coalesce($3, provider_payment_id), resolved_at = now()
+    `update payment_attempts set status = $2, provider_payment_id = coalesce($3, provider_payment_id), resolved_at = now(),
+            failure_code = $4, failure_message = $5
       where id = $1 and status in ('created', 'unknown')`,
-    [id, status, paymentIntentId],
+    [id, status, paymentIntentId, failure?.code.slice(0, 100) ?? null, failure?.message.slice(0, 500) ?? null],
   );
   return r.rowCount === 1;
 }

@@ -47,9 +47,11 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly extensions: Record<string, unknown> = {},
+    /** Another status than the code's, where HTTP needs one the closed set of codes has none for (415). */
+    status: number = ERROR_STATUS[code],
   ) {
     super(message);
-    this.status = ERROR_STATUS[code];
+    this.status = status;
   }
 }
 
@@ -66,6 +68,14 @@ export interface Refusal {
 
 export function validationFailed(message: string, errors: FieldError[] = []): DomainError {
   return new DomainError('VALIDATION_FAILED', message, errors.length ? { errors } : {});
+}
+
+/**
+ * A body in a media type the route does not take: 415, with VALIDATION_FAILED
+ * since the contract's closed set of codes has none for it (as the HTTP layer's 431).
+ */
+export function unsupportedMediaType(expected: string): DomainError {
+  return new DomainError('VALIDATION_FAILED', `the body must be sent as ${expected} (Content-Type: ${expected})`, {}, 415);
 }
 
 export function notFound(what: string): DomainError {

@@ -7,7 +7,8 @@ import type { Context } from '../app/context.js';
 import { installProblemHandlers, problem, sendAnswer } from './problem.js';
 import { BODY_LIMIT } from './limits.js';
 import { clientErrorHandler, installHttpLayerProblems } from './httpLayer.js';
-import { loggerOptions } from './logging.js';
+import { appLogging } from './logging.js';
+import type { Logger } from 'pino';
 import { refuseUnknownQueryParameters } from './queryParams.js';
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
@@ -22,9 +23,10 @@ import queueRoutes from './routes/queue.js';
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
-export async function buildApp(ctx: Context, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(opts.logger),
+    // One logger for the app and the use-cases (ctx.log), at most one line per request.
+    ...appLogging(opts.logger ?? null),
     bodyLimit: BODY_LIMIT,
     // Strict types: "7" is not a number and "F7" is not a list.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
@@ -51,6 +53,8 @@ export async function buildApp(ctx: Context, opts: { logger?: boolean | object }
     if (body === '') return done(null, undefined);
     return parseJson(req, body as string, done);
   });
+  // Every body is JSON: text/plain is a 415 like any other type, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {

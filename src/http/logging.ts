@@ -2,7 +2,9 @@
 // a QR URL, which lets anyone print the ticket) and bearer tokens are secrets:
 // logs are shipped, shared and kept far longer than a ticket lives, so the
 // secrets are cut out where a request becomes a log line, whatever the level.
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 
 /** Query parameters whose values are secrets; names compared after decoding (`k%65y` is `key`). */
 const SECRET_PARAMETERS = new Set(['key', 'token', 'access_token']);
@@ -61,4 +63,78 @@ export function loggerOptions(logger: boolean | object | undefined): false | Rec
       censor: REDACTED,
     },
   };
+}
+
+/**
+ * The one logger of a process (boxoffice, or the payment simulator under its own
+ * name): the options above, and on a terminal pino-pretty in this thread, one
+ * line per entry; elsewhere JSON lines, for machines. `stream` (tests) wins.
+ */
+export function createLogger(s: { name: string; level?: string; pretty?: boolean; stream?: DestinationStream }): Logger {
+  const { pretty: onTerminal, stream, ...given } = s;
+  return pino(loggerOptions(given) as LoggerOptions, stream ?? (onTerminal ? prettyLines() : undefined));
+}
+
+/** A logger that says nothing, for a service opened without one. */
+export const silentLogger = (): Logger => pino({ level: 'silent' });
+
+function prettyLines(): DestinationStream {
+  return pretty({
+    colorize: true,
+    singleLine: true,
+    // Synchronous, so the lines before a process.exit are not lost.
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The request's own fields are in its message (below); the JSON lines keep them as fields.
+    ignore: 'pid,hostname,req,res,responseTime',
+  });
+}
+
+/** A logger given ready-made (main.ts) rather than as options (tests pass `{ level, stream }`). */
+export function isLogger(l: unknown): l is Logger {
+  return typeof l === 'object' && l !== null && typeof (l as Logger).child === 'function' && typeof (l as Logger).info === 'function';
+}
+
+/**
+ * At most one line per request, written when the answer has gone: method,
+ * redacted URL, status, time and client in the message, the same as fields in
+ * JSON. `quiet` requests (probes, scrapes) at debug; 5xx at error (503, a
+ * refusal to try again later, at warn); everything else at info.
+ */
+export class RequestLines extends LogController {
+  constructor(private readonly quiet: (path: string) => boolean) {
+    super({ disableRequestLogging: false });
+  }
+
+  override incomingRequest(): void {}
+
+  override routeNotFound(): void {}
+
+  override defaultErrorLog(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const status = reply.statusCode;
+    const level = status === 503 ? 'warn' : status >= 500 || error ? 'error' : this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    const ms = Math.round(reply.elapsedTime * 10) / 10;
+    request.log[level](
+      { req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) },
+      `${request.method} ${redactUrl(request.url)} ${status} ${ms} ms ${request.ip}`,
+    );
+  }
+}
+
+/** What the service logs at debug only: probes and metric scrapes, every few seconds for ever. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+export const isProbe = (path: string) => PROBES.has(path);
+
+/** Fastify's logging for a logger: that logger, one line per request (`quiet` ones at debug); or none at all. */
+export function appLogging(log: Logger | null, quiet: (path: string) => boolean = isProbe) {
+  return log ? { loggerInstance: log as FastifyBaseLogger, logController: new RequestLines(quiet) } : { logger: false as const };
+}
+
+/** A logger given ready-made, one made from options under `name`, or none. */
+export function loggerFrom(name: string, given: boolean | object | Logger | undefined): Logger | null {
+  if (!given) return null;
+  if (isLogger(given)) return given;
+  return createLogger({ name, ...(given === true ? {} : given) });
 }

@@ -2,7 +2,7 @@
 // framework's (validation, bad JSON, body too large, unknown route), and the
 // database's. A client error is never a 5xx; a 5xx says nothing about internals.
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { DomainError, ERROR_STATUS, unsupportedMediaType, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { translateDbError } from '../db/sqlstate.js';
 
 const TITLES: Record<ErrorCode, string> = {
@@ -97,8 +97,10 @@ export function problemFor(raw: unknown, log: FastifyBaseLogger): ProblemAnswer 
   const err = translateDbError(raw) as FastifyError | DomainError;
   if (err instanceof DomainError) {
     if (err.status >= 500) log.warn({ err: raw, code: err.code }, 'request refused');
-    return problem(err.code, err.message, err.extensions);
+    const a = problem(err.code, err.message, err.extensions);
+    return err.status === a.status ? a : { ...a, status: err.status, body: { ...a.body, status: err.status } };
   }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return problemFor(unsupportedMediaType('application/json'), log);
   if (err.validation) return problem('VALIDATION_FAILED', 'the request is not valid', { errors: fieldErrors(err) });
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problem('VALIDATION_FAILED', 'the body is larger than 64 KiB', { errors: [{ path: 'body', message: 'over 64 KiB' }] });

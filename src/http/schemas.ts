@@ -189,6 +189,8 @@ export const Booking = Type.Object({
   status: Type.String(),
   created_at: Type.String(),
   refund: Type.Optional(Type.Object({ status: Type.String(), amount: Type.Integer() })),
+  // Only when status is failed: why, e.g. card_declined or unknown_payment_method.
+  failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
 });
 
 // Tickets

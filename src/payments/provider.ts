@@ -4,9 +4,15 @@
 // differ only in configuration.
 import Stripe from 'stripe';
 
+/** Why a payment failed, in words a buyer can act on: e.g. card_declined, unknown_payment_method. */
+export interface PaymentFailure {
+  code: string;
+  message: string;
+}
+
 export type ChargeOutcome =
   | { kind: 'succeeded'; paymentIntentId: string }
-  | { kind: 'failed'; paymentIntentId: string | null; reason: string }
+  | { kind: 'failed'; paymentIntentId: string | null; failure: PaymentFailure }
   /** The answer was lost, late or not definitive: reconcile later with the same key. */
   | { kind: 'unknown'; reason: string };
 
@@ -25,7 +31,7 @@ export interface ProviderPaymentIntent {
   /** Lower case, as the provider writes it. */
   currency: string;
   metadata: Record<string, string>;
-  lastPaymentErrorCode: string | null;
+  lastPaymentError: PaymentFailure | null;
 }
 
 /** A refund as the provider itself holds it. */
@@ -70,6 +76,25 @@ export interface StripeSettings {
   /** e.g. http://127.0.0.1:12111 for the simulator; null for Stripe itself. */
   apiUrl: string | null;
   webhookSecret: string;
+}
+
+/** What a PaymentIntent that did not succeed says about why. */
+export function failureOf(status: string, lastError: { code?: string | null; message?: string | null } | null | undefined): PaymentFailure {
+  if (lastError?.code) return { code: lastError.code, message: lastError.message || 'The payment was refused.' };
+  if (status === 'canceled') return { code: 'payment_canceled', message: 'The payment was canceled.' };
+  return { code: 'payment_failed', message: 'The payment was refused.' };
+}
+
+/**
+ * A request the provider refused outright. A payment method it does not know
+ * (mistyped, or from another account) is the one a buyer can fix.
+ */
+function refusedRequest(err: unknown, paymentMethod: string): PaymentFailure {
+  const e = err as { code?: string; param?: string; message?: string };
+  if (e.code === 'resource_missing' && e.param === 'payment_method') {
+    return { code: 'unknown_payment_method', message: `The payment method ${JSON.stringify(paymentMethod)} is not known to the payment provider.` };
+  }
+  return { code: 'payment_refused', message: e.message || 'The payment provider refused the request.' };
 }
 
 function errorType(err: unknown): string {
@@ -125,7 +150,7 @@ export class StripeProvider implements PaymentProvider {
       );
       if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
       if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
-        return { kind: 'failed', paymentIntentId: pi.id, reason: pi.last_payment_error?.code ?? pi.status };
+        return { kind: 'failed', paymentIntentId: pi.id, failure: failureOf(pi.status, pi.last_payment_error) };
       }
       return { kind: 'unknown', reason: `payment intent ${pi.status}` };
     } catch (err) {
@@ -133,9 +158,10 @@ export class StripeProvider implements PaymentProvider {
       // A decline, or a request the provider refused outright: nothing was charged.
       if (type === 'StripeCardError') {
         const piId = (err as { payment_intent?: { id?: string } }).payment_intent?.id ?? null;
-        return { kind: 'failed', paymentIntentId: piId, reason: (err as { code?: string }).code ?? 'card_declined' };
+        const e = err as { code?: string; message?: string };
+        return { kind: 'failed', paymentIntentId: piId, failure: { code: e.code ?? 'card_declined', message: e.message || 'Your card was declined.' } };
       }
-      if (type === 'StripeInvalidRequestError') return { kind: 'failed', paymentIntentId: null, reason: (err as Error).message };
+      if (type === 'StripeInvalidRequestError') return { kind: 'failed', paymentIntentId: null, failure: refusedRequest(err, c.paymentMethod) };
       // Timeouts, lost connections, 5xx, a key still in flight: we do not know.
       return { kind: 'unknown', reason: `${type}: ${(err as Error).message}` };
     }
@@ -168,7 +194,7 @@ export class StripeProvider implements PaymentProvider {
       const pi = await this.stripe.paymentIntents.retrieve(id, {}, { timeout: timeoutMs });
       return {
         id: pi.id, status: pi.status, amount: pi.amount, currency: pi.currency, metadata: pi.metadata ?? {},
-        lastPaymentErrorCode: pi.last_payment_error?.code ?? null,
+        lastPaymentError: pi.last_payment_error ? failureOf(pi.status, pi.last_payment_error) : null,
       };
     } catch (err) {
       if (isMissing(err)) return null;

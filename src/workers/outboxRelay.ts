@@ -22,11 +22,12 @@ async function handle(ctx: Context, e: OutboxEvent, log: Log): Promise<void> {
         // Retrying a refund the provider refuses for good would only hide it: an operator decides.
         await markRefundFailed(ctx.db, refund.id, r.reason);
         ctx.metrics.refundsRefused.inc({ code: r.code });
-        log.warn({ refund_id: refund.id, booking_id: refund.booking_id, code: r.code, reason: r.reason }, 'refund refused by the provider; marked failed');
+        log.warn({ event: 'refund.refused', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), code: r.code, reason: r.reason }, 'refund refused by the provider; marked failed');
         return;
       }
       await markRefundSucceeded(ctx.db, refund.id, r.refundId);
       ctx.metrics.refundsSent.inc({ reason: refund.reason });
+      ctx.log.info({ event: 'refund.sent', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), reason: refund.reason, provider_refund: r.refundId }, 'refund sent');
       return;
     }
   }

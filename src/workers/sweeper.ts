@@ -8,10 +8,12 @@ import { Loop, type Log } from './loop.js';
 export class Sweeper {
   private readonly loop: Loop;
 
-  constructor(db: Database, metrics: Metrics, intervalMs: number, log: Log) {
+  constructor(db: Database, metrics: Metrics, intervalMs: number, log: Log & { debug: (o: object, m: string) => void }) {
     this.loop = new Loop('sweeper', async () => {
       const freed = await sweepExpiredSeats(db, 5000);
       if (freed.length) metrics.seatsSwept.inc(freed.length);
+      // Every few hundred milliseconds on a busy sale: debug, not info.
+      if (freed.length) log.debug({ event: 'hold.expired', seats: freed.length, shows: new Set(freed.map((f) => f.show_id)).size }, 'expired holds gave their seats back');
     }, intervalMs, log);
   }
 

@@ -50,7 +50,7 @@ describe('Idempotency-Key expiry', () => {
   it('the workers sweep answers older than the TTL, and nothing younger or still running', async () => {
     const keys = ['sweep-a', 'sweep-b', 'sweep-c', 'sweep-d'].map((k) => newKey(k));
     for (const key of keys.slice(0, 3)) {
-      expectProblem(await postBooking(t, { hold_id: 'hold_none', payment_method: 'pm_card_visa' }, alice.token, key), 409, 'HOLD_EXPIRED');
+      expectProblem(await postBooking(t, { hold_id: 'hold_none', payment_method: 'pm_card_visa' }, alice.token, key), 404, 'NOT_FOUND');
     }
     // A request still running (its lease alive) is never swept, however old its key.
     await t.service.ctx.db.query(

@@ -73,6 +73,9 @@ function validShow(over: Record<string, unknown> = {}) {
 }
 
 const VALIDATION: readonly [number, string] = [400, 'VALIDATION_FAILED'];
+// A body in another media type than JSON: 415, with the contract's VALIDATION_FAILED.
+const MEDIA_TYPE: readonly [number, string] = [415, 'VALIDATION_FAILED'];
+const namesJson = () => ({ detail: expect.stringContaining('application/json') });
 const NOT_FOUND: readonly [number, string] = [404, 'NOT_FOUND'];
 const UNAUTH: readonly [number, string] = [401, 'UNAUTHENTICATED'];
 const FORBIDDEN: readonly [number, string] = [403, 'FORBIDDEN'];
@@ -120,9 +123,11 @@ const rows: Row[] = [
   { name: 'malformed JSON', send: holdRaw(() => open.showId, '{"seats": ["B1",', json, asA), expect: VALIDATION },
   { name: 'JSON with a __proto__ key', send: holdRaw(() => open.showId, '{"seats":["B1"],"__proto__":{"admin":true}}', json, asA), expect: VALIDATION },
   { name: 'empty body with content-type JSON', send: holdRaw(() => open.showId, '', json, asA), expect: VALIDATION },
-  { name: 'wrong content-type (form)', send: holdRaw(() => open.showId, 'seats=B1', { 'content-type': 'application/x-www-form-urlencoded' }, asA), expect: VALIDATION },
-  { name: 'wrong content-type (XML)', send: holdRaw(() => open.showId, '<seats><seat>B1</seat></seats>', { 'content-type': 'application/xml' }, asA), expect: VALIDATION },
-  { name: 'JSON sent as text/plain', send: holdRaw(() => open.showId, '{"seats":["B1"]}', { 'content-type': 'text/plain' }, asA), expect: VALIDATION },
+  { name: 'wrong content-type (form)', send: holdRaw(() => open.showId, 'seats=B1', { 'content-type': 'application/x-www-form-urlencoded' }, asA), expect: MEDIA_TYPE, match: namesJson },
+  { name: 'wrong content-type (XML)', send: holdRaw(() => open.showId, '<seats><seat>B1</seat></seats>', { 'content-type': 'application/xml' }, asA), expect: MEDIA_TYPE, match: namesJson },
+  { name: 'JSON sent as text/plain', send: holdRaw(() => open.showId, '{"seats":["B1"]}', { 'content-type': 'text/plain' }, asA), expect: MEDIA_TYPE, match: namesJson },
+  { name: 'JSON sent without a content-type', send: holdRaw(() => open.showId, '{"seats":["B1"]}', {}, asA), expect: MEDIA_TYPE, match: namesJson },
+  { name: 'wrong content-type on an admin route (text/plain)', send: () => t.http.send('POST', '/v1/admin/venues', { raw: '{"name":"V","city":"C"}', headers: { 'content-type': 'text/plain' }, token: t.adminToken }), expect: MEDIA_TYPE, match: namesJson },
   ...INJECTIONS.map((s): Row => ({ name: `seat id ${JSON.stringify(s.slice(0, 30))}`, send: hold(() => open.showId, { seats: [s] }, asA), expect: VALIDATION })),
 
   // --- ids: unknown, foreign, injected ------------------------------------------

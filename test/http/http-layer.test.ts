@@ -116,10 +116,10 @@ describe("Node's and Fastify's other refusals", () => {
     expectProblem(await onlyAnswer('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 404, 'NOT_FOUND');
   });
 
-  it('a body over 64 KiB by Content-Length, a media type not understood, a method no route has: problem+json', async () => {
+  it('a body over 64 KiB by Content-Length, a media type not understood (415), a method no route has: problem+json', async () => {
     const big = `POST /v1/users HTTP/1.1\r\nHost: boxoffice.test\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n{}`;
     expectProblem(await onlyAnswer(big), 400, 'VALIDATION_FAILED');
-    expectProblem(await onlyAnswer(json('POST', '/v1/users', '{}').replace('application/json', 'application/xml')), 400, 'VALIDATION_FAILED');
+    expectProblem(await onlyAnswer(json('POST', '/v1/users', '{}').replace('application/json', 'application/xml')), 415, 'VALIDATION_FAILED');
     for (const method of ['PROPFIND', 'TRACE', 'OPTIONS']) {
       expectProblem(await onlyAnswer(`${method} /healthz HTTP/1.1\r\nHost: boxoffice.test\r\nConnection: close\r\n\r\n`), 404, 'NOT_FOUND');
     }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { validationFailed, type DomainError } from '../../domain/errors.js';
+import { unsupportedMediaType, validationFailed, type DomainError } from '../../domain/errors.js';
 import { BODY_LIMIT } from '../limits.js';
 import * as bookings from '../../app/bookings.js';
 import type { Context } from '../../app/context.js';
@@ -22,7 +22,7 @@ type BookingBody = { fingerprint: string } & ({ input: BookingInput } | { error:
 function readBookingBody(contentType: string | undefined, raw: string): BookingBody {
   const invalid = (message: string, errors: { path: string; message: string }[] = []) =>
     ({ fingerprint: raw, error: validationFailed(message, errors) });
-  if (!/^application\/json\b/i.test(contentType ?? '')) return invalid('the body must be application/json');
+  if (!/^application\/json\b/i.test(contentType ?? '')) return { fingerprint: raw, error: unsupportedMediaType('application/json') };
   if (Buffer.byteLength(raw) > BODY_LIMIT) return invalid('the body is larger than 64 KiB', [{ path: 'body', message: 'over 64 KiB' }]);
   let value: unknown;
   try {
@@ -59,7 +59,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
       schema: {
         tags: ['bookings'], summary: 'Pay for a hold (needs Idempotency-Key)', security, body: BookingInput,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-        response: { 201: Booking, 400: Problem, 409: Problem, 422: Problem, 429: Problem },
+        response: { 201: Booking, 400: Problem, 404: Problem, 409: Problem, 415: Problem, 422: Problem, 429: Problem },
       },
     }, async (req, reply) => {
       const buyer = req.principal!;

@@ -11,6 +11,7 @@
 import { int } from '../../config.js';
 import { chaosFromEnv } from './chaos.js';
 import { buildSimulator, DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET } from './server.js';
+import { createLogger } from '../../http/logging.js';
 
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const host = env.PAYSIM_HOST || '127.0.0.1';
@@ -26,11 +27,12 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
       maxAttempts: int(env, 'PAYSIM_WEBHOOK_MAX_ATTEMPTS', 10, 1),
       concurrency: int(env, 'PAYSIM_WEBHOOK_CONCURRENCY', 8, 1),
     },
-    logger: { level: env.LOG_LEVEL || 'info' },
+    // The service's format: pretty on a terminal (the bundled simulator shares the service's), JSON otherwise.
+    logger: createLogger({ name: 'paysim', level: env.LOG_LEVEL || 'info', pretty: process.stdout.isTTY === true }),
   });
   sim.start();
   await sim.app.listen({ host, port });
-  const say = (msg: string) => process.stdout.write(`${msg}\n`);
+  const say = (msg: string) => sim.app.log.info(msg);
   say(`payment simulator: Stripe-compatible API on http://${host}:${port} (secret key ${DEFAULT_SECRET_KEY})`);
   say(`payment simulator: webhooks ${env.PAYSIM_WEBHOOK_URL ? `to ${env.PAYSIM_WEBHOOK_URL}` : 'off (set PAYSIM_WEBHOOK_URL)'}; chaos ${JSON.stringify(sim.ctx.chaos.settings)}`);
 

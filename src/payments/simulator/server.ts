@@ -1,7 +1,9 @@
 // buildSimulator: the Stripe-compatible payment simulator as a Fastify instance
 // that does not listen yet, with its books, chaos and webhook sender. main.ts
 // listens; tests and the service's own start-up use it directly.
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { appLogging, loggerFrom } from '../../http/logging.js';
 import qs from 'qs';
 import { sendError } from './answers.js';
 import { installApiHooks } from './apiHooks.js';
@@ -35,7 +37,8 @@ export interface SimulatorOptions {
   /** The longest a lost answer keeps its connection open when the client never gives up. */
   maxHoldMs?: number;
   idempotencyKeyTtlMs?: number;
-  logger?: boolean | object;
+  /** Options (`{ level, stream }`) or a logger; the simulator logs under the name `paysim`. */
+  logger?: boolean | object | Logger;
 }
 
 export interface Simulator {
@@ -48,10 +51,12 @@ export interface Simulator {
 }
 
 export async function buildSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  let requests = 0;
   const app = Fastify({
-    logger: opts.logger ?? false,
-    // An on-sale simulation sends thousands of requests; the log keeps only what is worth reading.
-    logController: new LogController({ disableRequestLogging: true }),
+    // An on-sale simulation sends thousands of requests: their lines only at debug.
+    ...appLogging(loggerFrom('paysim', opts.logger), () => true),
+    // Its own request ids, so its lines are never taken for the service's (req-N).
+    genReqId: () => `sim-${++requests}`,
     // Stripe's GET parameters use the same bracket notation as its bodies.
     routerOptions: { querystringParser: (text: string) => qs.parse(text, { depth: 5, arrayLimit: 100 }) },
     return503OnClosing: true,

@@ -184,11 +184,11 @@ export class WebhookSender {
     this.counts.failed_attempts++;
     if (delivery.attempt >= this.tuning.maxAttempts) {
       this.counts.given_up++;
-      this.log.warn({ event: delivery.event.id, attempts: delivery.attempt, failure }, 'webhook given up');
+      this.log.warn({ event_id: delivery.event.id, attempts: delivery.attempt, failure }, 'webhook given up');
       return;
     }
     const wait = Math.min(this.tuning.retryBaseMs * 2 ** (delivery.attempt - 1), this.tuning.retryMaxMs);
-    this.log.info({ event: delivery.event.id, attempt: delivery.attempt, failure, retry_in_ms: wait }, 'webhook attempt failed');
+    this.log.info({ event_id: delivery.event.id, attempt: delivery.attempt, failure, retry_in_ms: wait }, 'webhook attempt failed');
     this.waiting.push({ ...delivery, attempt: delivery.attempt + 1, dueAt: Date.now() + wait });
   }
 }
