@@ -35,15 +35,19 @@ async function roomRule(ctx: Context, showId: string, staleOk = false): Promise<
   return rule;
 }
 
-/** The store's failures as the contract's "try again": 503 OVERLOADED with Retry-After. */
+/** The store's failures as the contract's "try again": 503 OVERLOADED with Retry-After; anything else as it was. */
+function tryAgain(err: unknown): never {
+  if (err instanceof StoreUnavailable) {
+    throw new DomainError('OVERLOADED', 'the waiting room cannot be reached right now; try again shortly', { retry_after: RETRY_WHEN_UNAVAILABLE });
+  }
+  throw err;
+}
+
 async function fromStore<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
-    if (err instanceof StoreUnavailable) {
-      throw new DomainError('OVERLOADED', 'the waiting room cannot be reached right now; try again shortly', { retry_after: RETRY_WHEN_UNAVAILABLE });
-    }
-    throw err;
+    return tryAgain(err);
   }
 }
 
@@ -72,7 +76,7 @@ export async function joinQueue(ctx: Context, user: Principal, showId: string): 
     const queue_token = await ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: entry.entryId });
     return { queue_token, position: entry.position, pre_queue: entry.position === null };
   } catch (err) {
-    if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return fromStore(() => Promise.reject(err));
+    if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);
     // Failing open: no place can be given, so everyone is at the front (position 0 is always served).
     const queue_token = await ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: newId('qe') });
     return { queue_token, position: 0, pre_queue: false };
@@ -119,7 +123,7 @@ export async function admit(ctx: Context, user: Principal, showId: string, queue
     position = entry.position;
     await ctx.room.store.admitted(showId, user.userId);
   } catch (err) {
-    if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return fromStore(() => Promise.reject(err));
+    if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);
     position = 0;
   }
   // Long enough to hold (within the grace period), let the hold run out, and pay once more.
