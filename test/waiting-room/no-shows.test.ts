@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describe('no-shows', () => {
   it('counts the served who made no hold within the grace period, not those who came', async () => {
-    t = await startTestService({ config: roomConfig(redis.prefix, { graceSeconds: 1, controlMs: 0 }) });
+    t = await startTestService({ config: roomConfig(redis.prefix, { graceSeconds: 3, controlMs: 0 }) });
     const show = await createShow(t, { waiting_room: true });
     const [came, lost, absent] = await registerBuyers(t, 3);
     const a = await joinAndAdmit(t.http, show.showId, came!.token);
@@ -30,8 +30,8 @@ describe('no-shows', () => {
     const view = await until('the grace period to pass', async () => {
       const v = await t.http.get(`/v1/admin/shows/${show.showId}/queue`, t.adminToken);
       return v.body.controller.no_shows > 0 ? v.body : null;
-    }, 10_000, 100);
-    await new Promise((r) => setTimeout(r, 1500));
+    }, 15_000, 100);
+    await new Promise((r) => setTimeout(r, 1000));
     const after = (await t.http.get(`/v1/admin/shows/${show.showId}/queue`, t.adminToken)).body;
     expect(view.controller.no_shows).toBe(1);
     expect(after.controller.no_shows).toBe(1); // position 3, served and never seen
