@@ -125,7 +125,7 @@ runBenchmark(async () => {
     userExpr,
     `select * from claim_seats(:show, '${prefix}' || md5(random()::text), ` +
       `(select id from users where lower(email) = 'buyer-' || :u || '@bench.example'), ` +
-      'array[chr(65 + :r) || :n, chr(65 + :r) || :n2], false);',
+      'array[chr(65 + :r) || :n, chr(65 + :r) || :n2]);',
     '',
   ].join('\n');
   if (buyerEmail(1) !== 'buyer-1@bench.example') throw new Error('the pgbench script must find the bench buyers by e-mail');

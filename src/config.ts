@@ -43,6 +43,27 @@ export interface Config {
   rateLimits: RateLimitSettings;
   /** Stored Idempotency-Key answers older than this are forgotten (and swept). */
   idempotencyTtlHours: number;
+  waitingRoom: WaitingRoomSettings;
+  /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
+  purchaseConcurrency: { initial: number; min: number; max: number };
+}
+
+export interface WaitingRoomSettings {
+  /** The admission rule's rate per show (operators may cap it lower, or pause it). */
+  admitPerMinute: number;
+  /** A served position that makes no hold within this lapses; its slot goes to the next. */
+  graceSeconds: number;
+  tickMs: number;
+  /** Queue store unreachable: true admits everyone who asks (the purchase path's limits still apply); false answers 503. */
+  failOpen: boolean;
+  /** Prefix of the queue's Redis keys, so several deployments can share one Redis. */
+  prefix: string;
+  /** How often the admission controller sets the rate from measured signals; 0: a fixed rate (admitPerMinute). */
+  controlMs: number;
+  /** The controller never admits slower than this (per minute), so a room never stalls for good. */
+  minAdmitPerMinute: number;
+  /** How stale the in-memory copy of a show's rules (waiting room, sale window) may get: up to twice this. */
+  showRulesRefreshMs: number;
 }
 
 /** At most `points` requests per `seconds`, per key. */
@@ -107,6 +128,14 @@ export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   };
 }
 
+function purchaseConcurrency(env: NodeJS.ProcessEnv): { initial: number; min: number; max: number } {
+  const min = int(env, 'PURCHASE_CONCURRENCY_MIN', 10, 1);
+  const max = int(env, 'PURCHASE_CONCURRENCY_MAX', 1000, min);
+  const initial = int(env, 'PURCHASE_CONCURRENCY', Math.min(max, Math.max(min, 100)), 1);
+  if (initial < min || initial > max) throw new Error('PURCHASE_CONCURRENCY must lie between PURCHASE_CONCURRENCY_MIN and PURCHASE_CONCURRENCY_MAX');
+  return Object.freeze({ initial, min, max });
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const adminEmail = env.BOXOFFICE_ADMIN_EMAIL || null;
   const adminPassword = env.BOXOFFICE_ADMIN_PASSWORD || null;
@@ -156,5 +185,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'boxoffice:rl',
     rateLimits: rateLimitSettings(env),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
+    waitingRoom: Object.freeze({
+      admitPerMinute: int(env, 'WAITING_ROOM_ADMIT_PER_MINUTE', 600, 0),
+      graceSeconds: int(env, 'WAITING_ROOM_GRACE_SECONDS', 120, 1),
+      tickMs: int(env, 'WAITING_ROOM_TICK_MS', 1000, 10),
+      failOpen: env.WAITING_ROOM_FAIL_OPEN === '1',
+      prefix: env.WAITING_ROOM_PREFIX || 'boxoffice:wr',
+      showRulesRefreshMs: int(env, 'SHOW_RULES_REFRESH_MS', 1000, 10),
+      controlMs: int(env, 'WAITING_ROOM_CONTROL_MS', 2000, 0),
+      minAdmitPerMinute: int(env, 'WAITING_ROOM_MIN_ADMIT_PER_MINUTE', 6, 0),
+    }),
+    purchaseConcurrency: purchaseConcurrency(env),
   });
 }

@@ -63,6 +63,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly queueJoins = new Counter({
+    name: 'boxoffice_queue_joins_total',
+    help: 'Waiting-room joins answered with a place (repeats by one account included)',
+    registers: [this.registry],
+  });
+  readonly queueAdmits = new Counter({
+    name: 'boxoffice_queue_admits_total',
+    help: 'Waiting-room admit requests by result (admitted, not_yet)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Database) {
     collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
     new Gauge({

@@ -24,6 +24,11 @@ import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
 import type { Logger } from 'pino';
 import { loggerFrom, silentLogger } from './http/logging.js';
+import { ShowRules } from './app/showRules.js';
+import { WaitingRoom } from './waiting-room/room.js';
+import { soldOut } from './db/waitingRoom.js';
+import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
+import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 
 export interface Service {
   ctx: Context;
@@ -63,11 +68,15 @@ export async function openService(
   // none the app gets no logger at all (no child logger per request).
   const appLog = loggerFrom('boxoffice', opts.logger);
   const log = appLog ?? silentLogger();
+  const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
+  const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
+  const metrics = new Metrics(db);
+  const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   const ctx: Context = {
     config,
     db,
     tokens: new UserTokens(secret, config.tokenTtlSeconds),
-    metrics: new Metrics(db),
+    metrics,
     halls,
     seatMaps: new SeatMaps(db, halls, config.seatMapCacheMs),
     payments: opts.payments ?? paymentProvider(config),
@@ -76,12 +85,19 @@ export async function openService(
     rateLimits: RateLimits.open(config, { warn: (o, m) => log.warn(o, m) }),
     rateLimitExempt,
     log,
+    showRules,
+    purchaseLimits,
+    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
+      () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log.warn(o, m) }),
   };
+  registerRoomMetrics(metrics.registry, ctx.room);
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: appLog });
   const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, ctx.log);
   const workers = new Workers(ctx, ctx.log);
   const metricsListener = new MetricsListener(ctx, ctx.log);
+  await ctx.room.store.ready();
+  ctx.room.start();
   return {
     ctx,
     app,
@@ -103,6 +119,7 @@ export async function openService(
         clearInterval(closing);
       }
       await workers.stop();
+      await ctx.room.close();
       await ctx.rateLimits.close();
       await ctx.holdTally.flush(db).catch(() => {});
       if (!opts.db) await db.close();

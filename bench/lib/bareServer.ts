@@ -24,8 +24,8 @@ if (mode === 'claim') {
   app.post<{ Params: { id: string }; Body: { seats: string[] } }>('/v1/shows/:id/holds', async (req, reply) => {
     const holdId = `hold_${randomBytes(12).toString('hex')}`;
     const r = await pool.query<{ outcome: string; taken: string[] | null; expires_at: Date | null; amount: number | null; currency: string | null }>(
-      'select * from claim_seats($1, $2, $3, $4::text[], $5)',
-      [req.params.id, holdId, req.headers['x-bench-user'], req.body.seats, false],
+      'select * from claim_seats($1, $2, $3, $4::text[])',
+      [req.params.id, holdId, req.headers['x-bench-user'], req.body.seats],
     );
     const c = r.rows[0]!;
     if (c.outcome === 'held') {

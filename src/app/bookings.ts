@@ -10,6 +10,8 @@ import { findAttemptByBooking } from '../db/payments.js';
 import { voidTickets } from '../db/tickets.js';
 import { currentRole } from './accounts.js';
 import type { Context } from './context.js';
+import { holdNeedsAdmission } from '../db/waitingRoom.js';
+import { QUEUE_REQUIRED } from '../waiting-room/gate.js';
 
 export interface BookingView {
   booking_id: string;
@@ -45,15 +47,20 @@ export function bookingView(b: bookings.BookingRow): BookingView {
  * asks the provider (no lock held), then applies the first answer. A lost answer
  * leaves the booking pending for the reconciler.
  */
-export async function book(ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string }): Promise<BookingView> {
+export async function book(
+  ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
+  /** The show of the caller's admission token, verified in process (src/waiting-room/gate.ts), or null. */
+  admittedShowId: string | null = null,
+): Promise<BookingView> {
   const bookingId = newId('bkg');
   const attemptId = newId('pay');
   const entered = await ctx.db.transaction(async (tx) => {
     const hold = await bookings.enterPayment(tx, {
       holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
-      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5,
+      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId,
     });
     if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
+    else if (await holdNeedsAdmission(tx, input.hold_id, buyer.userId, admittedShowId)) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
     return hold;
   });
   if (!entered) throw await notPayable(ctx, input.hold_id);

@@ -65,6 +65,8 @@ export async function updateShow(ctx: Context, id: string, patch: Partial<ShowIn
     await checkReferences(tx, next);
     await shows.updateShow(tx, id, next);
   });
+  // This instance's copy of the show's rules (waiting room, sale window) is stale now; others' within 2 s.
+  ctx.showRules.forget(id);
   return (await shows.findShow(ctx.db, id))!;
 }
 

@@ -10,6 +10,9 @@ import type { HoldTally } from './holdTally.js';
 import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
 import type { Logger } from 'pino';
+import type { ShowRules } from './showRules.js';
+import type { WaitingRoom } from '../waiting-room/room.js';
+import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -26,4 +29,7 @@ export interface Context {
   rateLimitExempt: ClientExemptions;
   /** The instance's logger (the HTTP app's too): business events at info, with a stable `event` name. */
   log: Logger;
+  showRules: ShowRules;
+  room: WaitingRoom;
+  purchaseLimits: PurchaseLimits;
 }

@@ -6,6 +6,7 @@ import * as holds from '../db/holds.js';
 import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
+import { admissionOf, holdGate } from '../waiting-room/gate.js';
 
 export interface HoldView {
   hold_id: string;
@@ -20,14 +21,15 @@ export interface HoldView {
 /**
  * Holds every requested seat for the buyer, or none. Plan outside (seat ids
  * checked against the hall in memory), then one claim round trip decides. The
- * claim's refusals come back as data; only rare failures are thrown.
+ * claim's refusals come back as data; only rare failures are thrown. A
+ * waiting-room show's gate (admission token) is decided in process before the claim.
  */
 export async function holdSeats(
   ctx: Context,
   buyer: Principal,
   showId: string,
   seats: readonly string[],
-  admitted: boolean,
+  admissionToken: string | string[] | undefined,
 ): Promise<{ hold: HoldView } | { refused: Refusal }> {
   const stop = ctx.metrics.holdDuration.startTimer();
   let result = 'error';
@@ -43,8 +45,18 @@ export async function holdSeats(
       result = 'invalid_seats';
       throw err;
     }
+    const rule = await ctx.showRules.get(showId);
+    if (rule?.waitingRoom) {
+      const admission = await admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
+      const refused = holdGate(rule, ctx.showRules.dbNow(), seats.length, admission, showId);
+      if (refused) {
+        result = `gate_${refused.code.toLowerCase()}`;
+        return { refused };
+      }
+      ctx.room.present(showId, admission!.position);
+    }
     const holdId = newId('hold');
-    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats, admitted }).catch((err: unknown) => {
+    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
       // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
       if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
       throw err;

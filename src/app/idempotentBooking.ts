@@ -1,5 +1,5 @@
 // Pays for a hold at most once per Idempotency-Key: the first request with a key
-// runs the booking and stores its answer; a repeat with the same body gets that
+// runs the booking and stores its answer (not a 403 QUEUE_REQUIRED, nor a 5xx); a repeat with the same body gets that
 // answer back, a different body or a request still running is refused. Answers
 // are kept for IDEMPOTENCY_TTL_HOURS; an older key counts as new.
 import { createHash } from 'node:crypto';
@@ -23,6 +23,8 @@ export interface BookingRequest {
   canonicalBody: string;
   /** The checked body, or what is wrong with it (answered and stored like any other answer). */
   input: { hold_id: string; payment_method: string } | DomainError;
+  /** The show of the caller's verified admission token, or null. */
+  admittedShowId?: string | null;
 }
 
 /** An answer as the transport sends it; only status and body are stored. */
@@ -54,6 +56,7 @@ export async function bookOnce<A extends Answer>(
   const state = await claimKey(ctx.db, buyer.userId, key, fingerprint, KEY_LEASE_SECONDS, ttlSeconds);
   if (state.kind === 'reused' || state.kind === 'in_flight' || state.kind === 'replay') return state;
   let result: A;
+  let notStored = false;
   const renew = setInterval(() => void renewKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
   try {
     if (state.kind === 'taken_over' && state.bookingId) {
@@ -61,14 +64,16 @@ export async function bookOnce<A extends Answer>(
       result = answer.created(bookingView((await findBooking(ctx.db, state.bookingId))!));
     } else {
       if (request.input instanceof DomainError) throw request.input;
-      result = answer.created(await book(ctx, buyer, key, request.input));
+      result = answer.created(await book(ctx, buyer, key, request.input, request.admittedShowId ?? null));
     }
   } catch (err) {
     result = answer.failed(err);
+    // Not stored (API.md): the same key works once the caller has its admission.
+    if (err instanceof DomainError && err.code === 'QUEUE_REQUIRED') notStored = true;
   } finally {
     clearInterval(renew);
   }
-  if (result.status >= 500) await releaseKey(ctx.db, buyer.userId, key);
+  if (result.status >= 500 || notStored) await releaseKey(ctx.db, buyer.userId, key);
   else await storeAnswer(ctx.db, buyer.userId, key, result.status, result.body);
   return { kind: 'answered', answer: result };
 }

@@ -40,11 +40,13 @@ export async function listBookings(db: Queryable, userId: string): Promise<Booki
  * expiry extended once, on the first attempt), its seats `paying` (locked in seat
  * order), and a pending booking with one payment attempt is recorded — all
  * before the provider is called. Null when the hold is not the caller's active one,
- * or its show has started (a seat for a show already running is not sold).
+ * or its show has started (a seat for a show already running is not sold), or its
+ * show sells through a waiting room and `admittedShowId` (the show of the caller's
+ * verified admission token) is not that show.
  */
 export async function enterPayment(
   tx: Queryable,
-  p: { holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string; reconcileAfterSeconds: number },
+  p: { holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string; reconcileAfterSeconds: number; admittedShowId: string | null },
 ): Promise<{ show_id: string; seats: string[]; amount: number; currency: string } | null> {
   const hold = await tx.query<{ show_id: string; seats: string[]; amount: number; currency: string; expires_at: Date }>(
     `update holds h
@@ -54,8 +56,9 @@ export async function enterPayment(
        from shows s
       where h.id = $1 and h.user_id = $2 and h.status = 'active' and h.expires_at > bo_now()
         and s.id = h.show_id and s.starts_at > bo_now()
+        and (not s.waiting_room or s.id = $3)
      returning h.show_id, h.seats, h.amount, h.currency, h.expires_at`,
-    [p.holdId, p.userId],
+    [p.holdId, p.userId, p.admittedShowId],
   );
   const h = hold.rows[0];
   if (!h) return null;

@@ -13,13 +13,13 @@ export interface ClaimResult {
   opens_at: Date | null;
 }
 
-/** The claim: one round trip that takes every seat or none. See migrations/0002_claim_seats.sql. */
+/** The claim: one round trip that takes every seat or none. See migrations/0002_claim_seats.sql (and 0009). */
 export async function claimSeats(
   db: Queryable,
-  c: { showId: string; holdId: string; userId: string; seats: readonly string[]; admitted: boolean },
+  c: { showId: string; holdId: string; userId: string; seats: readonly string[] },
 ): Promise<ClaimResult> {
-  const r = await db.query<ClaimResult>('select * from claim_seats($1, $2, $3, $4::text[], $5)', [
-    c.showId, c.holdId, c.userId, c.seats, c.admitted,
+  const r = await db.query<ClaimResult>('select * from claim_seats($1, $2, $3, $4::text[])', [
+    c.showId, c.holdId, c.userId, c.seats,
   ]);
   return r.rows[0]!;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Opaque, unguessable ids with a prefix that says what they name: hold_3f9c… */
-export function newId(prefix: 'usr' | 'ven' | 'hall' | 'evt' | 'show' | 'hold' | 'bkg' | 'pay' | 'rfd' | 'tkt'): string {
+export function newId(prefix: 'usr' | 'ven' | 'hall' | 'evt' | 'show' | 'hold' | 'bkg' | 'pay' | 'rfd' | 'tkt' | 'qe'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 

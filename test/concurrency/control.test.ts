@@ -48,7 +48,7 @@ const naiveClaim: Claim = async (pool, showId, seat, holdId, userId) => {
 /** The product's claim (migrations/0002_claim_seats.sql), called the way src/db/holds.ts calls it. */
 const realClaim: Claim = async (pool, showId, seat, holdId, userId) => {
   const r = await pool.query<{ outcome: string; taken: string[] | null }>(
-    'select * from claim_seats($1, $2, $3, $4::text[], false)',
+    'select * from claim_seats($1, $2, $3, $4::text[])',
     [showId, holdId, userId, [seat]],
   );
   const { outcome, taken } = r.rows[0]!;

@@ -84,6 +84,7 @@ describe('the guides in docs/, followed command by command', () => {
     expect(out).toMatch(/saved ticket\.png \(\d+ bytes\)/);
     expect(out).toMatch(/"status": "cancelled"/);
     expect(out).toContain('QR after cancelling: 410');
+    expect(out).toContain('through the waiting room: {"status":"confirmed","seats":["101-A7","101-A8"]}');
     const png = await readFile(path.join(work, 'ticket.png'));
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
   }, 120_000);

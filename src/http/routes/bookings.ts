@@ -8,7 +8,9 @@ import type { Context } from '../../app/context.js';
 import { bookOnce } from '../../app/idempotentBooking.js';
 import { canonicalJson } from '../../domain/ids.js';
 import { requireUser } from '../auth.js';
+import { admissionOf } from '../../waiting-room/gate.js';
 import { limitPurchases } from '../client.js';
+import { limitInFlight } from '../purchaseLimit.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, problemResponse, rateLimited, userRefusals } from '../schemas.js';
 import { paymentMethodTable } from '../openapi.js';
@@ -58,7 +60,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * BODY_LIMIT }, (_req, body, done) => done(null, body));
     scope.post('/v1/bookings', {
-      onRequest: [requireUser(ctx), limitPurchases(ctx)],
+      onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'booking')],
       // Validated in the handler (readBookingBody); the schema documents it.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {
@@ -94,7 +96,9 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
         return sendAnswer(reply, problem('IDEMPOTENCY_KEY_MISSING', 'send an Idempotency-Key header of 1 to 255 characters'));
       }
       const body = readBookingBody(req.headers['content-type'], typeof req.body === 'string' ? req.body : '');
-      const outcome = await bookOnce(ctx, buyer, { key, canonicalBody: body.fingerprint, input: 'error' in body ? body.error : body.input }, {
+      const admission = await admissionOf(ctx.room.tokens, req.headers['admission-token'], buyer.userId);
+      const request = { key, canonicalBody: body.fingerprint, input: 'error' in body ? body.error : body.input, admittedShowId: admission?.showId ?? null };
+      const outcome = await bookOnce(ctx, buyer, request, {
         created: (view) => jsonAnswer(201, view),
         failed: (err) => problemFor(err, req.log),
       });

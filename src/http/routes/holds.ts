@@ -4,6 +4,7 @@ import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
 import { limitPurchases } from '../client.js';
+import { limitInFlight } from '../purchaseLimit.js';
 import { sendProblem } from '../problem.js';
 import { Hold, HoldInput, IdParams, noBody, problemResponse, rateLimited, userRefusals } from '../schemas.js';
 
@@ -12,10 +13,11 @@ const holdExample = { hold_id: 'hld_01J9', show_id: 'shw_01J9', seats: ['F7', 'F
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const user = { onRequest: requireUser(ctx) };
   const buyer = { onRequest: [requireUser(ctx), limitPurchases(ctx)] };
+  const holdBuyer = { onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'hold')] };
   const security = [{ bearer: [] }];
 
   app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
-    ...buyer,
+    ...holdBuyer,
     // The contract answers an unknown show (404) before a bad body (400), even one
     // that does not parse: so the show is looked up before the body is read.
     preParsing: async (req, _reply, payload) => {
@@ -40,9 +42,7 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
       },
     },
   }, async (req, reply) => {
-    // The waiting room (admission tokens) comes with its own issue; until then no show is admitted.
-    const admitted = false;
-    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, admitted);
+    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, req.headers['admission-token']);
     if ('refused' in result) return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
     return reply.code(201).send(result.hold);
   });

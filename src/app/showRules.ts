@@ -1,0 +1,94 @@
+// Per-instance memory of the show settings the purchase path and the waiting room
+// need on every request (waiting room, sale window, per-user limit, hold TTL),
+// with bounded staleness: every cached show is read again, in one query, once its
+// copy is older than `refreshMs`; a copy older than twice that is not used by the
+// gate (it waits for a fresh one). The same query reads the database clock, so
+// sale windows are judged in process on the database's time, not this server's.
+import type { Queryable } from '../db/client.js';
+import { showRules, type ShowRuleRow } from '../db/waitingRoom.js';
+
+export interface ShowRule {
+  waitingRoom: boolean;
+  saleOpensAtMs: number;
+  startsAtMs: number;
+  perUserLimit: number;
+  holdTtlSeconds: number;
+}
+
+const MAX_SHOWS = 10_000;
+/** A show nobody asked about for this long is dropped at the next refresh instead of read again. */
+const IDLE_MS = 60_000;
+
+function toRule(r: ShowRuleRow): ShowRule {
+  return {
+    waitingRoom: r.waiting_room, saleOpensAtMs: r.sale_opens_at.getTime(), startsAtMs: r.starts_at.getTime(),
+    perUserLimit: r.per_user_limit, holdTtlSeconds: r.hold_ttl_seconds,
+  };
+}
+
+export class ShowRules {
+  private readonly rules = new Map<string, { rule: ShowRule | null; atMs: number; usedMs: number }>();
+  /** Database clock minus this server's clock, as of the last read. */
+  private offsetMs = 0;
+  private refreshing: Promise<void> | null = null;
+  private failedAtMs = 0;
+
+  constructor(private readonly db: Queryable, readonly refreshMs: number) {}
+
+  /** The database's time now, as this instance estimates it. */
+  dbNow(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  /** The show's rules (null: no such show), no older than twice refreshMs. */
+  async get(showId: string): Promise<ShowRule | null> {
+    const known = this.rules.get(showId);
+    const age = known ? Date.now() - known.atMs : Infinity;
+    if (known && age < 2 * this.refreshMs) {
+      known.usedMs = Date.now();
+      if (age >= this.refreshMs) void this.refresh().catch(() => {});
+      return known.rule;
+    }
+    await this.read([showId]);
+    return this.rules.get(showId)?.rule ?? null;
+  }
+
+  /** Like get, but while the database does not answer, the last copy however old (queue status keeps answering). */
+  async getOrStale(showId: string): Promise<ShowRule | null> {
+    const known = this.rules.get(showId);
+    // The database failed a moment ago: answer from memory without waiting on it again.
+    if (known?.rule && Date.now() - this.failedAtMs < this.refreshMs) return known.rule;
+    try {
+      return await this.get(showId);
+    } catch (err) {
+      if (known?.rule) return known.rule;
+      throw err;
+    }
+  }
+
+  /** Forgets a show this instance just changed, so its next read is fresh. */
+  forget(showId: string): void {
+    this.rules.delete(showId);
+  }
+
+  /** Every cached show in use again, in one query (one at a time); idle ones are dropped. */
+  private refresh(): Promise<void> {
+    const idleBefore = Date.now() - IDLE_MS;
+    for (const [id, entry] of this.rules) if (entry.usedMs < idleBefore) this.rules.delete(id);
+    this.refreshing ??= this.read([...this.rules.keys()]).finally(() => { this.refreshing = null; });
+    return this.refreshing;
+  }
+
+  private async read(ids: string[]): Promise<void> {
+    const sentAt = Date.now();
+    const { rows, now } = await showRules(this.db, ids).catch((err: unknown) => {
+      this.failedAtMs = Date.now();
+      throw err;
+    });
+    const receivedAt = Date.now();
+    this.offsetMs = now.getTime() - (sentAt + receivedAt) / 2;
+    if (this.rules.size + ids.length > MAX_SHOWS) this.rules.clear();
+    const found = new Map(rows.map((r) => [r.id, toRule(r)]));
+    for (const id of ids) this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt, usedMs: this.rules.get(id)?.usedMs ?? sentAt });
+  }
+}

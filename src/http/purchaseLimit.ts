@@ -1,0 +1,26 @@
+// The purchase path's concurrency limit as an onRequest hook (after auth and the
+// rate limits): beyond the instance's adaptive limit a hold or booking is answered
+// 503 OVERLOADED with Retry-After at once, before any database work. The slot is
+// given back when the answer is sent (or the client goes away), with its latency.
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { Context } from '../app/context.js';
+import type { PurchasePath } from '../waiting-room/purchaseLimits.js';
+import { sendProblem } from './problem.js';
+
+export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHandler {
+  const limit = ctx.purchaseLimits[path];
+  return function (_req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (!limit.tryAcquire()) {
+      ctx.purchaseLimits.observe(path, 0, 503, true);
+      void sendProblem(reply, 'OVERLOADED', 'too many purchases in flight on this instance; try again in a moment', { retry_after: 1 });
+      return;
+    }
+    const started = performance.now();
+    reply.raw.once('close', () => {
+      const ms = performance.now() - started;
+      limit.release(ms, reply.statusCode >= 500);
+      ctx.purchaseLimits.observe(path, ms, reply.statusCode);
+    });
+    done();
+  };
+}

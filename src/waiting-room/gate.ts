@@ -1,0 +1,29 @@
+// The waiting-room gate of the purchase path: decided in process, before any
+// database work, from the show's cached rules (src/app/showRules.ts) and a signed
+// admission token. In the contract's order: 400 (more seats than the per-user
+// limit) -> 403 SALE_NOT_OPEN / SALE_CLOSED -> 403 QUEUE_REQUIRED.
+import { ERROR_STATUS, type Refusal } from '../domain/errors.js';
+import { refusal } from '../domain/holds.js';
+import type { ShowRule } from '../app/showRules.js';
+import type { AdmissionClaims, RoomTokens } from './tokens.js';
+
+export const QUEUE_REQUIRED: Refusal = Object.freeze({
+  code: 'QUEUE_REQUIRED', status: ERROR_STATUS.QUEUE_REQUIRED,
+  message: 'this show sells through its waiting room: send the Admission-Token its queue gave you', extensions: {},
+});
+
+/** The admission of this buyer, verified in process; null when missing, forged, expired or someone else's. */
+export async function admissionOf(tokens: RoomTokens, header: string | string[] | undefined, userId: string): Promise<AdmissionClaims | null> {
+  if (typeof header !== 'string' || header.length === 0 || header.length > 2048) return null;
+  const claims = tokens.knownAdmission(header) ?? (await tokens.verifyAdmission(header));
+  return claims && claims.userId === userId && claims.expiresAtMs > Date.now() ? claims : null;
+}
+
+/** Why a hold of a waiting-room show is refused before the claim, or null to go on. */
+export function holdGate(rule: ShowRule, nowMs: number, seatCount: number, admission: AdmissionClaims | null, showId: string): Refusal | null {
+  if (seatCount > rule.perUserLimit) return refusal('too_many_seats', { seatLimit: rule.perUserLimit });
+  if (nowMs < rule.saleOpensAtMs) return refusal('sale_not_open', { opensAt: new Date(rule.saleOpensAtMs) });
+  if (nowMs >= rule.startsAtMs) return refusal('sale_closed');
+  if (!admission || admission.showId !== showId) return QUEUE_REQUIRED;
+  return null;
+}

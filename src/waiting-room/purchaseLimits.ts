@@ -1,0 +1,74 @@
+// The per-instance concurrency limits of the purchase path: one for holds, one for
+// bookings (a booking waits for the payment provider: its latency says little
+// about the seat database, so it does not steer the holds' limit), with metrics.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { LimitSettings } from './concurrencyLimit.js';
+import type { Signals } from './admissionController.js';
+import { ConcurrencyLimit } from './concurrencyLimit.js';
+
+export type PurchasePath = 'hold' | 'booking';
+
+export class PurchaseLimits {
+  readonly hold: ConcurrencyLimit;
+  readonly booking: ConcurrencyLimit;
+  readonly rejections: Counter<'path'>;
+  // What the admission controller reads and resets at each of its ticks.
+  private window = { startedMs: Date.now(), holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+
+  constructor(settings: Readonly<LimitSettings>, registry: Registry) {
+    this.hold = new ConcurrencyLimit(settings);
+    this.booking = new ConcurrencyLimit(settings);
+    this.rejections = new Counter({
+      name: 'boxoffice_purchase_rejections_total',
+      help: 'Holds and bookings refused with 503 OVERLOADED beyond the instance\'s concurrency limit, by path',
+      labelNames: ['path'] as const,
+      registers: [registry],
+    });
+    const paths = { hold: this.hold, booking: this.booking };
+    this.rejections.inc({ path: 'hold' }, 0);
+    this.rejections.inc({ path: 'booking' }, 0);
+    new Gauge({
+      name: 'boxoffice_purchase_limit',
+      help: 'The adaptive concurrency limit of the purchase path on this instance, by path',
+      labelNames: ['path'] as const,
+      registers: [registry],
+      collect() {
+        for (const [path, l] of Object.entries(paths)) this.set({ path }, l.limit);
+      },
+    });
+    new Gauge({
+      name: 'boxoffice_purchase_in_flight',
+      help: 'Holds and bookings in flight on this instance, by path',
+      labelNames: ['path'] as const,
+      registers: [registry],
+      collect() {
+        for (const [path, l] of Object.entries(paths)) this.set({ path }, l.inFlight);
+      },
+    });
+  }
+
+  /** A purchase answered (or refused: status 503 without a slot). */
+  observe(path: PurchasePath, ms: number, status: number, shed = false): void {
+    if (shed) {
+      this.window.rejections++;
+      this.rejections.inc({ path });
+      return;
+    }
+    if (path === 'hold' && status < 500) {
+      this.window.holdMs += ms;
+      this.window.holds++;
+    }
+    if (path === 'booking' && status === 201) this.window.completions++;
+  }
+
+  /** The signals since the last call, and a new window. */
+  takeSignals(poolWaiting: number): Signals {
+    const w = this.window;
+    const now = Date.now();
+    this.window = { startedMs: now, holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+    return {
+      holdLatencyMs: w.holds ? w.holdMs / w.holds : null, holds: w.holds, rejections: w.rejections,
+      poolWaiting, completions: w.completions, windowMs: now - w.startedMs,
+    };
+  }
+}

@@ -1,0 +1,272 @@
+// The queue store in Redis, shared by every instance: each operation is one Lua
+// script (atomic in Redis). Keys are `<prefix>:{<show>}:<part>` (the braces keep
+// one show's keys on one cluster slot); the prefix separates deployments.
+import { Redis, type Result } from 'ioredis';
+import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
+import { StoreUnavailable } from './store.js';
+
+const COMMAND_TIMEOUT_MS = 500;
+
+// Closes the pre-queue once the sale has opened (ARGV: opensAtMs, nowMs, seed).
+// Its size is the tail: later joins queue behind it while its order is written.
+const OPEN = `
+local function open_if_due(meta, pre, opens_at, now, seed)
+  if redis.call('HGET', meta, 'opened') == '1' then return true end
+  if tonumber(now) < tonumber(opens_at) then return false end
+  local n = redis.call('HLEN', pre)
+  redis.call('HSET', meta, 'opened', '1', 'tail', n, 'pre_n', n, 'seed', seed, 'opened_ms', now,
+             'ranked', n == 0 and '1' or '0')
+  return true
+end
+`;
+
+// KEYS: meta, entries (user -> entry), positions (user -> position), pre (entry -> user), rooms
+// ARGV: user, entry, opensAtMs, nowMs, seed, show
+const JOIN = `${OPEN}
+local had = redis.call('HGET', KEYS[2], ARGV[1])
+if had then return {had, redis.call('HGET', KEYS[3], ARGV[1]) or ''} end
+local opened = open_if_due(KEYS[1], KEYS[4], ARGV[3], ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[5], ARGV[6])
+if not opened then
+  redis.call('HSET', KEYS[4], ARGV[2], ARGV[1])
+  return {ARGV[2], ''}
+end
+local p = redis.call('HINCRBY', KEYS[1], 'tail', 1)
+redis.call('HSET', KEYS[3], ARGV[1], p)
+return {ARGV[2], tostring(p)}
+`;
+
+// KEYS: meta, pre; ARGV: opensAtMs, nowMs, seed
+const OPEN_SCRIPT = `${OPEN}
+return open_if_due(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]) and 1 or 0
+`;
+
+// The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions),
+// rates (instance -> "rate:ms"). ARGV: ratePerMinute, graceMs, a fake time for tests ('' in production:
+// Redis TIME), instance id, rate TTL. The room admits at the lowest fresh rate among the instances ticking
+// it: each measures the one shared database, and the most distressed one is the one to believe.
+const ADVANCE = `
+local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out')
+if m[1] ~= '1' or m[2] ~= '1' then return 0 end
+local now
+if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local base = tonumber(ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[1] .. ':' .. now)
+local all = redis.call('HGETALL', KEYS[4])
+for i = 1, #all, 2 do
+  local r, at = string.match(all[i + 1], '([%d%.]+):(%d+)')
+  if now - tonumber(at) > tonumber(ARGV[5]) then redis.call('HDEL', KEYS[4], all[i])
+  else base = math.min(base, tonumber(r)) end
+end
+redis.call('HSET', KEYS[1], 'rate', base)
+local last = tonumber(m[6])
+if not last then redis.call('HSET', KEYS[1], 'last_ms', now); return 0 end
+if now <= last then return 0 end
+local tail = tonumber(m[3]) or 0
+local serving = tonumber(m[4]) or 0
+local credit = tonumber(m[5]) or 0
+local rate = base
+if m[8] and m[8] ~= '' then rate = math.min(rate, tonumber(m[8])) end
+if m[7] == '1' or m[9] == '1' then rate = 0 end
+local noshow = 0
+if rate > 0 then
+  credit = credit + rate * (now - last) / 60000
+  while true do
+    local c = redis.call('LINDEX', KEYS[2], 0)
+    if not c then break end
+    local from, to, deadline = string.match(c, '(%d+):(%d+):(%d+)')
+    from = tonumber(from); to = tonumber(to)
+    if tonumber(deadline) > now then break end
+    redis.call('LPOP', KEYS[2])
+    noshow = noshow + (to - from + 1) - redis.call('ZCOUNT', KEYS[3], from, to)
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', to)
+  end
+end
+local add = math.floor(credit)
+credit = credit - add
+local target = serving + add + noshow
+if target >= tail then target = tail; credit = 0 end
+if target > serving then
+  redis.call('RPUSH', KEYS[2], (serving + 1) .. ':' .. target .. ':' .. (now + tonumber(ARGV[2])))
+end
+redis.call('HSET', KEYS[1], 'serving', target, 'credit', tostring(credit), 'last_ms', now)
+if noshow > 0 then redis.call('HINCRBY', KEYS[1], 'no_shows', noshow) end
+return target
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    roomJoin(meta: string, entries: string, positions: string, pre: string, rooms: string, ...args: string[]): Result<[string, string], Context>;
+    roomOpen(meta: string, pre: string, ...args: string[]): Result<number, Context>;
+    roomAdvance(meta: string, calls: string, present: string, rates: string, ...args: string[]): Result<number, Context>;
+  }
+}
+
+export class RedisQueueStore implements QueueStore {
+  readonly kind = 'redis' as const;
+  private readonly redis: Redis;
+  private lastFailureMs = 0;
+
+  /** `clock`: a fake time for tests; without it, admission runs on Redis's own clock. */
+  constructor(url: string, private readonly prefix: string, private readonly clock: (() => number) | null = null) {
+    this.redis = new Redis(url, {
+      enableOfflineQueue: false, // while disconnected, fail at once: the room answers "try again"
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: 2000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    this.redis.on('error', () => { this.lastFailureMs = Date.now(); });
+    this.redis.defineCommand('roomJoin', { numberOfKeys: 5, lua: JOIN });
+    this.redis.defineCommand('roomOpen', { numberOfKeys: 2, lua: OPEN_SCRIPT });
+    this.redis.defineCommand('roomAdvance', { numberOfKeys: 4, lua: ADVANCE });
+  }
+
+  private key(showId: string, part: string): string {
+    return `${this.prefix}:{${showId}}:${part}`;
+  }
+
+  private async run<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      this.lastFailureMs = Date.now();
+      throw new StoreUnavailable(`queue store: ${(err as Error).message}`);
+    }
+  }
+
+  join(showId: string, userId: string, entryId: string, at: { opensAtMs: number; nowMs: number; seed: string }): Promise<Entry> {
+    return this.run(async () => {
+      const [entry, position] = await this.redis.roomJoin(
+        this.key(showId, 'meta'), this.key(showId, 'entries'), this.key(showId, 'positions'), this.key(showId, 'pre'), `${this.prefix}:rooms`,
+        userId, entryId, String(at.opensAtMs), String(at.nowMs), at.seed, showId,
+      );
+      return { entryId: entry, position: position === '' ? null : Number(position) };
+    });
+  }
+
+  entry(showId: string, userId: string): Promise<Entry | null> {
+    return this.run(async () => {
+      const [entryId, position] = await Promise.all([
+        this.redis.hget(this.key(showId, 'entries'), userId),
+        this.redis.hget(this.key(showId, 'positions'), userId),
+      ]);
+      return entryId === null ? null : { entryId, position: position === null ? null : Number(position) };
+    });
+  }
+
+  state(showId: string): Promise<RoomState> {
+    return this.run(async () => {
+      const [m, preSize] = await Promise.all([
+        this.redis.hgetall(this.key(showId, 'meta')),
+        this.redis.hlen(this.key(showId, 'pre')),
+      ]);
+      return {
+        opened: m.opened === '1',
+        ranked: m.ranked === '1',
+        tail: Number(m.tail ?? 0),
+        serving: Number(m.serving ?? 0),
+        preQueue: m.pre_n !== undefined ? Number(m.pre_n) : preSize,
+        seed: m.seed ?? null,
+        openedAtMs: m.opened_ms ? Number(m.opened_ms) : null,
+        paused: m.paused === '1',
+        cap: m.cap === undefined || m.cap === '' ? null : Number(m.cap),
+        soldOut: m.sold_out === '1',
+        admitted: Number(m.admitted ?? 0),
+        noShows: Number(m.no_shows ?? 0),
+        rate: m.rate === undefined ? null : Number(m.rate),
+      };
+    });
+  }
+
+  open(showId: string, at: { opensAtMs: number; nowMs: number; seed: string }): Promise<boolean> {
+    return this.run(async () => (await this.redis.roomOpen(this.key(showId, 'meta'), this.key(showId, 'pre'),
+      String(at.opensAtMs), String(at.nowMs), at.seed)) === 1);
+  }
+
+  preQueue(showId: string): Promise<Map<string, string>> {
+    return this.run(async () => new Map(Object.entries(await this.redis.hgetall(this.key(showId, 'pre')))));
+  }
+
+  writeOpening(showId: string, positions: readonly (readonly [string, number])[]): Promise<void> {
+    return this.run(async () => {
+      const CHUNK = 2000;
+      for (let i = 0; i < positions.length; i += CHUNK) {
+        const fields = positions.slice(i, i + CHUNK).flatMap(([u, p]) => [u, String(p)]);
+        await this.redis.hset(this.key(showId, 'positions'), ...fields);
+      }
+      await this.redis.hset(this.key(showId, 'meta'), 'ranked', '1');
+    });
+  }
+
+  lease(showId: string, name: string, ms: number): Promise<boolean> {
+    return this.run(async () => (await this.redis.set(this.key(showId, `lease:${name}`), '1', 'PX', ms, 'NX')) === 'OK');
+  }
+
+  advance(showId: string, input: AdvanceInput): Promise<void> {
+    return this.run(async () => {
+      await this.redis.roomAdvance(this.key(showId, 'meta'), this.key(showId, 'calls'), this.key(showId, 'present'), this.key(showId, 'rates'),
+        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '', input.instanceId, String(input.rateTtlMs));
+    });
+  }
+
+  admitted(showId: string, userId: string): Promise<void> {
+    return this.run(async () => {
+      if (await this.redis.sadd(this.key(showId, 'admitted'), userId)) await this.redis.hincrby(this.key(showId, 'meta'), 'admitted', 1);
+    });
+  }
+
+  present(showId: string, position: number): Promise<void> {
+    return this.run(async () => { await this.redis.zadd(this.key(showId, 'present'), position, String(position)); });
+  }
+
+  control(showId: string, c: { paused?: boolean; cap?: number | null }): Promise<void> {
+    return this.run(async () => {
+      const fields: string[] = [];
+      if (c.paused !== undefined) fields.push('paused', c.paused ? '1' : '0');
+      if (c.cap !== undefined) fields.push('cap', c.cap === null ? '' : String(c.cap));
+      if (fields.length) await this.redis.hset(this.key(showId, 'meta'), ...fields);
+    });
+  }
+
+  setSoldOut(showId: string, soldOut: boolean): Promise<void> {
+    return this.run(async () => { await this.redis.hset(this.key(showId, 'meta'), 'sold_out', soldOut ? '1' : '0'); });
+  }
+
+  forget(showId: string): Promise<void> {
+    return this.run(async () => {
+      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'rates', 'lease:opening'];
+      await this.redis.del(...parts.map((p) => this.key(showId, p)));
+      await this.redis.srem(`${this.prefix}:rooms`, showId);
+    });
+  }
+
+  rooms(): Promise<string[]> {
+    return this.run(() => this.redis.smembers(`${this.prefix}:rooms`));
+  }
+
+  ready(): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      this.redis.once('ready', done);
+    });
+  }
+
+  healthy(): boolean {
+    return this.redis.status === 'ready' && Date.now() - this.lastFailureMs > 2000;
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,115 @@
+// Every instance ticks every room: closes a pre-queue once its sale opens, writes
+// the opening's order (one instance at a time, under a lease), moves serving by
+// the admission rule, and notes sell-out. Advancing is a time integral in the
+// store (rate × time since the last advance), so any number of instances ticking
+// at once admit at the rate, not at a multiple of it.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { WaitingRoomSettings } from '../config.js';
+import type { ShowRules } from '../app/showRules.js';
+import { openingOrder } from './fairOpening.js';
+import type { QueueStore } from './store.js';
+
+const ROOMS_REFRESH_MS = 1000;
+const SOLD_OUT_PROBE_MS = 3000;
+/** A room is kept a day past its show's start (late status polls), then deleted. */
+const KEEP_AFTER_START_MS = 86_400_000;
+
+export interface TickerLog {
+  warn(obj: object, msg: string): void;
+}
+
+export class RoomTicker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private rooms: string[] = [];
+  private roomsAtMs = 0;
+  private readonly soldOutAtMs = new Map<string, number>();
+  private lastWarnedMs = 0;
+  private readonly instanceId = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+
+  constructor(
+    private readonly store: QueueStore,
+    private readonly rules: ShowRules,
+    private readonly settings: Readonly<WaitingRoomSettings>,
+    /** The admission rule's rate for a show now (PHASE 1: the configured rate). */
+    private readonly rate: (showId: string) => number,
+    private readonly soldOut: (showId: string) => Promise<boolean>,
+    private readonly log?: TickerLog,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => { this.running ??= this.tick().finally(() => { this.running = null; }); }, this.settings.tickMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** The rooms this instance ticks. */
+  watched(): readonly string[] {
+    return this.rooms;
+  }
+
+  /** Ticks this room from now on (a join here made it), before the next read of the store's list. */
+  watch(showId: string): void {
+    if (!this.rooms.includes(showId)) this.rooms = [...this.rooms, showId];
+  }
+
+  /** One pass over every room; exposed for tests. */
+  async tick(): Promise<void> {
+    try {
+      if (Date.now() - this.roomsAtMs > ROOMS_REFRESH_MS) {
+        this.rooms = await this.store.rooms();
+        this.roomsAtMs = Date.now();
+      }
+      // One room's failure (say, its show's rules cannot be read) must not stall the others.
+      for (const showId of this.rooms) await this.tickRoom(showId).catch((err: unknown) => this.warn(err));
+    } catch (err) {
+      this.warn(err);
+    }
+  }
+
+  private warn(err: unknown): void {
+    if (Date.now() - this.lastWarnedMs < 10_000) return;
+    this.lastWarnedMs = Date.now();
+    this.log?.warn({ err: (err as Error).message }, 'waiting room: tick failed');
+  }
+
+  private async tickRoom(showId: string): Promise<void> {
+    const rule = await this.rules.getOrStale(showId);
+    if (!rule?.waitingRoom) return;
+    const nowMs = this.rules.dbNow();
+    if (nowMs > rule.startsAtMs + KEEP_AFTER_START_MS) {
+      await this.store.forget(showId);
+      this.rooms = this.rooms.filter((id) => id !== showId);
+      return;
+    }
+    let state = await this.store.state(showId);
+    if (!state.opened && (await this.store.open(showId, { opensAtMs: rule.saleOpensAtMs, nowMs, seed: randomBytes(16).toString('hex') }))) {
+      state = await this.store.state(showId);
+    }
+    if (state.opened && !state.ranked && (await this.store.lease(showId, 'opening', 30_000))) await this.writeOpening(showId, state.seed!);
+    await this.store.advance(showId, {
+      ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000,
+      instanceId: this.instanceId, rateTtlMs: 5 * Math.max(this.settings.tickMs, this.settings.controlMs),
+    });
+    if (state.opened && Date.now() - (this.soldOutAtMs.get(showId) ?? 0) > SOLD_OUT_PROBE_MS) {
+      this.soldOutAtMs.set(showId, Date.now());
+      // The seat database may be down: the room keeps its last word on sell-out.
+      const soldOut = await this.soldOut(showId).catch(() => null);
+      if (soldOut !== null && soldOut !== state.soldOut) await this.store.setSoldOut(showId, soldOut);
+    }
+  }
+
+  /** Places the pre-queue in the order its seed gives (idempotent: any instance may redo it). */
+  async writeOpening(showId: string, seed: string): Promise<void> {
+    const pre = await this.store.preQueue(showId);
+    const order = openingOrder(seed, pre.keys());
+    await this.store.writeOpening(showId, order.map((entryId, i) => [pre.get(entryId)!, i + 1] as const));
+  }
+}

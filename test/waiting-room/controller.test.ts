@@ -1,0 +1,90 @@
+// The admission controller: the rate falls within two ticks of latency injected
+// into the seat database, and climbs back afterwards without passing the rate it
+// had before. Pure first, then on a real service with a real slowdown (a trigger
+// that makes every hold insert sleep).
+import { afterAll, describe, expect, it } from 'vitest';
+import { AdmissionController, type Signals } from '../../src/waiting-room/admissionController.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { createShow, registerBuyers } from '../support/catalog.js';
+import { roomConfig } from './helpers.js';
+
+const calm = (over: Partial<Signals> = {}): Signals => ({ holdLatencyMs: 8, holds: 200, rejections: 0, poolWaiting: 0, completions: 50, windowMs: 2000, ...over });
+
+describe('the admission controller (pure)', () => {
+  it('closes within a tick of slow holds, then recovers to the ceiling without overshoot', () => {
+    const c = new AdmissionController(1200, 6, 20);
+    for (let i = 0; i < 5; i++) expect(c.tick(calm())).toBe(1200);
+    const slowed = [c.tick(calm({ holdLatencyMs: 90 })), c.tick(calm({ holdLatencyMs: 120 }))];
+    expect(slowed[0]).toBeLessThanOrEqual(600);
+    expect(slowed[1]).toBeLessThanOrEqual(300);
+    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 120 });
+    const recovery: number[] = [];
+    for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
+    for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
+    expect(Math.max(...recovery)).toBe(1200);
+    expect(recovery.at(-1)).toBe(1200);
+  });
+
+  it('closes on purchase-path rejections and on a queue for database connections; tolerates a little latency', () => {
+    const c = new AdmissionController(1000, 6, 20);
+    c.tick(calm());
+    expect(c.tick(calm({ holdLatencyMs: 20 }))).toBe(1000); // under twice the calm latency plus 25 ms
+    expect(c.tick(calm({ rejections: 3 }))).toBe(500);
+    expect(c.tick(calm({ poolWaiting: 15 }))).toBe(250);
+    for (let i = 0; i < 30; i++) c.tick(calm({ holdLatencyMs: 500 }));
+    expect(c.ratePerMinute()).toBe(6); // never below its floor
+  });
+});
+
+describe('the admission controller on a real service', () => {
+  let t: TestService;
+  afterAll(async () => { await t?.close(); });
+
+  it('falls within two ticks of injected database latency and recovers without overshoot', async () => {
+    t = await startTestService({ config: roomConfig(null, { admitPerMinute: 1200, controlMs: 250 }) });
+    const controller = t.service.ctx.room.controller!;
+    const show = await createShow(t, { per_user_limit: 200 });
+    const buyers = await registerBuyers(t, 4);
+    let running = true;
+    // Buyers hold and release seats continuously: the purchase path's latency is measured from them.
+    const load = buyers.map(async (b, i) => {
+      for (let k = 0; running; k++) {
+        const seat = show.seats[(i * 50 + (k % 50))]!;
+        const r = await t.http.post(`/v1/shows/${show.showId}/holds`, { seats: [seat] }, b.token);
+        if (r.status === 201) await t.http.delete(`/v1/holds/${r.body.hold_id}`, b.token);
+      }
+    });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await sleep(1500);
+    expect(controller.view()).toMatchObject({ rate_per_minute: 1200 });
+    const db = t.service.ctx.db;
+    await db.script(`create function bo_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(0.1); return new; end $$;
+      create trigger bo_test_slow before insert on holds for each row execute function bo_test_slow()`);
+    const injectedAt = controller.view().ticks;
+    const fell = await (async () => {
+      for (;;) {
+        const v = controller.view();
+        if (v.rate_per_minute < 1200) return v;
+        if (v.ticks > injectedAt + 2) return null;
+        await sleep(20);
+      }
+    })();
+    expect(fell, 'the rate fell within two ticks').not.toBeNull();
+    console.log(`controller: closed at tick ${fell!.ticks - injectedAt} after the injection (${fell!.reason}), rate ${fell!.rate_per_minute}`);
+    await sleep(600);
+    await db.script('drop trigger bo_test_slow on holds; drop function bo_test_slow()');
+    const rates: number[] = [];
+    for (let i = 0; i < 60 && controller.ratePerMinute() < 1200; i++) {
+      rates.push(controller.ratePerMinute());
+      await sleep(100);
+    }
+    rates.push(controller.ratePerMinute());
+    running = false;
+    await Promise.all(load);
+    console.log(`controller: recovery ${[...new Set(rates)].join(' -> ')}`);
+    expect(rates.at(-1)).toBe(1200);
+    expect(Math.max(...rates)).toBeLessThanOrEqual(1200);
+    const admin = await t.http.get(`/v1/admin/shows/${(await createShow(t, { waiting_room: true })).showId}/queue`, t.adminToken);
+    expect(admin.body.controller).toMatchObject({ rule: 'measured', rate_per_minute: 1200, ceiling_per_minute: 1200 });
+  }, 60_000);
+});

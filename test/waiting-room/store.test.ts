@@ -1,0 +1,187 @@
+// The queue store on its own, on the real Redis (a key prefix of its own, deleted
+// afterwards) and in process: unique positions under 10,000 concurrent joins, one
+// place per account, the fair opening's shuffle, and the admission arithmetic.
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { RedisQueueStore } from '../../src/waiting-room/redisStore.js';
+import { MemoryQueueStore } from '../../src/waiting-room/memoryStore.js';
+import type { QueueStore } from '../../src/waiting-room/store.js';
+import { openingOrder } from '../../src/waiting-room/fairOpening.js';
+import { RoomTicker } from '../../src/waiting-room/ticker.js';
+import type { ShowRules } from '../../src/app/showRules.js';
+import { REDIS_URL, redisPrefix } from '../support/clients.js';
+
+const prefixes: ReturnType<typeof redisPrefix>[] = [];
+const stores: QueueStore[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  for (const p of prefixes) await p.cleanUp();
+});
+
+function redisStore(clock?: () => number): QueueStore {
+  const p = redisPrefix();
+  prefixes.push(p);
+  const s = new RedisQueueStore(REDIS_URL, p.prefix, clock ?? null);
+  stores.push(s);
+  return s;
+}
+
+const OPEN = { opensAtMs: 0, nowMs: 1_000, seed: 'unused' };
+const show = () => `show_${randomBytes(6).toString('hex')}`;
+const entry = () => `qe_${randomBytes(12).toString('hex')}`;
+
+/** Spearman's rank correlation of two permutations of 0..n-1 given as ranks. */
+function spearman(a: readonly number[], b: readonly number[]): number {
+  const n = a.length;
+  let d2 = 0;
+  for (let i = 0; i < n; i++) d2 += (a[i]! - b[i]!) ** 2;
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+/** A ticker over fixed rules: the show has a waiting room and its sale opened at opensAtMs. */
+function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number; nowMs: () => number; rate: number; graceMs?: number; startsAtMs?: number }) {
+  const rules = {
+    getOrStale: async (id: string) => (id === showId ? { waitingRoom: true, saleOpensAtMs: opts.opensAtMs, startsAtMs: opts.startsAtMs ?? Infinity, perUserLimit: 10, holdTtlSeconds: 600 } : null),
+    dbNow: opts.nowMs,
+  } as unknown as ShowRules;
+  return new RoomTicker(store, rules, { admitPerMinute: opts.rate, graceSeconds: (opts.graceMs ?? 60_000) / 1000, tickMs: 1000, failOpen: false, prefix: '', showRulesRefreshMs: 1000, controlMs: 0, minAdmitPerMinute: 0 },
+    () => opts.rate, async () => false);
+}
+
+describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new MemoryQueueStore(clock)]] as const)('queue store (%s)', (_kind, makeStore) => {
+  const make = async (clock?: () => number) => {
+    const store = makeStore(clock);
+    await store.ready();
+    return store;
+  };
+  it('gives 10,000 concurrent joins 10,000 unique positions, 1..10,000', async () => {
+    const store = await make();
+    const id = show();
+    const started = Date.now();
+    const entries = await Promise.all(Array.from({ length: 10_000 }, (_, i) => store.join(id, `usr_${i}`, entry(), OPEN)));
+    console.log(`${_kind}: 10,000 concurrent joins in ${Date.now() - started} ms`);
+    const positions = entries.map((e) => e.position!);
+    expect(new Set(positions).size).toBe(10_000);
+    expect(Math.min(...positions)).toBe(1);
+    expect(Math.max(...positions)).toBe(10_000);
+    expect((await store.state(id)).tail).toBe(10_000);
+  }, 60_000);
+
+  it('keeps one place per account, also when the account joins from three clients at once', async () => {
+    const store = await make();
+    const id = show();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.join(id, `usr_other_${i}`, entry(), OPEN)));
+    const three = await Promise.all([1, 2, 3].map(() => store.join(id, 'usr_same', entry(), OPEN)));
+    expect(new Set(three.map((e) => e.position)).size).toBe(1);
+    expect(new Set(three.map((e) => e.entryId)).size).toBe(1);
+    expect(await store.join(id, 'usr_same', entry(), OPEN)).toEqual(three[0]);
+    expect((await store.state(id)).tail).toBe(51);
+  });
+
+  it('shuffles a pre-queue of 10,000 at the opening (|rho| < 0.05), in the order its published seed gives', async () => {
+    const store = await make();
+    const id = show();
+    const before = { opensAtMs: 10_000, nowMs: 5_000, seed: 'not-yet' };
+    const users = Array.from({ length: 10_000 }, (_, i) => `usr_${String(i).padStart(5, '0')}`);
+    // Joined in order (user i is the i-th to join): before the opening nobody has a position.
+    for (let i = 0; i < users.length; i += 500) {
+      const batch = await Promise.all(users.slice(i, i + 500).map((u) => store.join(id, u, entry(), before)));
+      expect(batch.every((e) => e.position === null)).toBe(true);
+    }
+    expect(await store.state(id)).toMatchObject({ opened: false, preQueue: 10_000, seed: null });
+    // A join after the opening queues behind the whole pre-queue, even before its order is written.
+    const late = await store.join(id, 'usr_late', entry(), { opensAtMs: 10_000, nowMs: 10_001, seed: 'the-seed-0123456789abcdef' });
+    expect(late.position).toBe(10_001);
+    const state = await store.state(id);
+    expect(state).toMatchObject({ opened: true, ranked: false, seed: 'the-seed-0123456789abcdef', preQueue: 10_000 });
+
+    await tickerFor(store, id, { opensAtMs: 10_000, nowMs: () => 10_002, rate: 0 }).tick();
+    expect((await store.state(id)).ranked).toBe(true);
+    const positions = await Promise.all(users.map(async (u) => (await store.entry(id, u))!.position!));
+    expect(new Set(positions).size).toBe(10_000);
+    const rho = spearman(users.map((_, i) => i), positions.map((p) => p - 1));
+    console.log(`${_kind}: pre-queue of 10,000, Spearman rho with join order = ${rho.toFixed(4)}`);
+    expect(Math.abs(rho)).toBeLessThan(0.05);
+
+    // Anyone with the seed and the entry ids recomputes every position.
+    const entryOf = new Map(await Promise.all(users.map(async (u) => [(await store.entry(id, u))!.entryId, u] as const)));
+    const order = openingOrder(state.seed!, entryOf.keys());
+    order.forEach((entryId, i) => expect(positions[users.indexOf(entryOf.get(entryId)!)]).toBe(i + 1));
+  }, 120_000);
+
+  it('moves serving by the rate, never past the end of the queue, and gives the slots of no-shows to the next', async () => {
+    let now = 1_000;
+    const store = await make(() => now);
+    const id = show();
+    for (let i = 0; i < 100; i++) await store.join(id, `usr_${i}`, entry(), OPEN);
+    const ticker = tickerFor(store, id, { opensAtMs: 0, nowMs: () => now, rate: 60, graceMs: 10_000 });
+    await ticker.tick(); // the pre-queue was empty: open and ranked, serving starts
+    now += 5_000;
+    await ticker.tick();
+    expect((await store.state(id)).serving).toBe(5); // 60 a minute = 1 a second
+    // Positions 1..5 were called at t=6s; 1, 2 and 4 come to the purchase path.
+    for (const p of [1, 2, 4]) await store.present(id, p);
+    now += 4_000;
+    await ticker.tick();
+    expect((await store.state(id)).serving).toBe(9);
+    now += 7_000; // past 6s + 10s grace: 3 and 5 lapsed
+    await ticker.tick();
+    const s = await store.state(id);
+    expect(s.noShows).toBe(2);
+    expect(s.serving).toBe(9 + 7 + 2);
+
+    await store.control(id, { paused: true });
+    now += 60_000;
+    await ticker.tick();
+    expect((await store.state(id)).serving).toBe(18);
+    await store.control(id, { paused: false, cap: 6 });
+    now += 10_000;
+    await ticker.tick();
+    const capped = await store.state(id);
+    expect(capped.serving).toBeGreaterThanOrEqual(19); // 6 a minute for 10 s, plus whatever lapsed meanwhile
+    expect(capped.cap).toBe(6);
+    await store.control(id, { cap: null });
+    now += 3_600_000;
+    await ticker.tick();
+    expect((await store.state(id)).serving).toBe(100); // never past the tail
+    await store.join(id, 'usr_new', entry(), OPEN);
+    now += 100;
+    await ticker.tick();
+    // An empty queue banks nothing: the newcomer waits for the rate, not for an hour's credit.
+    expect((await store.state(id)).serving).toBe(100);
+    await store.setSoldOut(id, true);
+    now += 60_000;
+    await ticker.tick();
+    expect((await store.state(id))).toMatchObject({ serving: 100, soldOut: true });
+  });
+
+  it('deletes a room a day after its show started', async () => {
+    const store = await make();
+    const id = show();
+    await store.join(id, 'usr_1', entry(), OPEN);
+    expect(await store.rooms()).toContain(id);
+    await tickerFor(store, id, { opensAtMs: 0, nowMs: () => 3 * 86_400_000, rate: 60, startsAtMs: 86_400_000 }).tick();
+    expect(await store.rooms()).not.toContain(id);
+    expect(await store.entry(id, 'usr_1')).toBeNull();
+    expect((await store.state(id)).tail).toBe(0);
+  });
+});
+
+describe('queue store (redis), several instances', () => {
+  it('admits at the lowest rate among the instances ticking a room, until one stops ticking', async () => {
+    let now = 1_000;
+    const store = redisStore(() => now);
+    await store.ready();
+    const id = show();
+    for (let i = 0; i < 1000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => store.join(id, `usr_${i + k}`, entry(), OPEN)));
+    const advance = (instanceId: string, ratePerMinute: number) => store.advance(id, { instanceId, ratePerMinute, graceMs: 3_600_000, rateTtlMs: 20_000 });
+    await advance('a', 600);
+    await advance('b', 60);
+    now += 10_000;
+    await advance('a', 600);
+    expect(await store.state(id)).toMatchObject({ serving: 10, rate: 60 }); // b's 60 a minute governs
+    now += 30_000; // b has not ticked for 40 s: its rate no longer counts
+    await advance('a', 600);
+    expect(await store.state(id)).toMatchObject({ serving: 310, rate: 600 });
+  });
+});
