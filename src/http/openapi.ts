@@ -32,7 +32,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ALREADY_CHECKED_IN: 'The ticket was checked in before; `checked_in_at` says when.',
   TICKET_VOID: 'The ticket belongs to a cancelled booking.',
   RATE_LIMITED: 'Too many requests from this account or client address; retry after `Retry-After` seconds.',
-  OVERLOADED: 'The service is busy; retry after `Retry-After` seconds.',
+  NOT_YET_ADMITTED: 'The waiting room has not reached this queue position yet (or is paused or sold out): `position`, `serving` and `retry_after_seconds` say when to ask again.',
+  TOKEN_INVALID: 'The queue token is forged, expired, or someone else\'s.',
+  NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
+  OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',
   INTERNAL: 'Something went wrong on the service\'s side; it has been logged. The body says nothing about internals.',
 };

@@ -230,3 +230,10 @@ export const roleRefusals = (who: string) => ({
   403: problemResponse(`FORBIDDEN: the caller is not ${who}`),
 });
 export const rateLimited = { 429: problemResponse('RATE_LIMITED: too many requests from this account or address; see Retry-After and retry_after') };
+
+/** The waiting room's admission, on holds and bookings of a waiting-room show. */
+export const AdmissionHeader = Type.Object({
+  'admission-token': Type.Optional(Type.String({
+    description: 'For a show with `waiting_room: true`: the admission token from `POST /v1/shows/{id}/queue/admit`, bound to the caller and the show',
+  })),
+});

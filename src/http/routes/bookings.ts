@@ -13,6 +13,7 @@ import { limitPurchases } from '../client.js';
 import { limitInFlight } from '../purchaseLimit.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, problemResponse, rateLimited, userRefusals } from '../schemas.js';
+import { AdmissionHeader } from '../schemas.js';
 import { paymentMethodTable } from '../openapi.js';
 
 const bookingExample = {
@@ -75,6 +76,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
         // so a missing key stays 400 IDEMPOTENCY_KEY_MISSING rather than a VALIDATION_FAILED.
         headers: Type.Object({
           'idempotency-key': Type.String({ minLength: 1, maxLength: 255, description: 'Any 1 to 255 characters, new for each payment attempt; a repeat replays the first answer', examples: ['3f0c9a4e-booking-1'] }),
+          ...AdmissionHeader.properties,
         }),
         response: {
           201: { ...Booking, description: 'The booking: confirmed, failed (`failure` says why) or pending (also a replay of the first answer for this key)', examples: [bookingExample] },

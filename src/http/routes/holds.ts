@@ -6,7 +6,7 @@ import { requireUser } from '../auth.js';
 import { limitPurchases } from '../client.js';
 import { limitInFlight } from '../purchaseLimit.js';
 import { sendProblem } from '../problem.js';
-import { Hold, HoldInput, IdParams, noBody, problemResponse, rateLimited, userRefusals } from '../schemas.js';
+import { AdmissionHeader, Hold, HoldInput, IdParams, noBody, problemResponse, rateLimited, userRefusals } from '../schemas.js';
 
 const holdExample = { hold_id: 'hld_01J9', show_id: 'shw_01J9', seats: ['F7', 'F8'], status: 'active', expires_at: '2026-12-01T20:10:00.000Z', amount: 50000, currency: 'EUR' };
 
@@ -26,7 +26,7 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
       return payload;
     },
     schema: {
-      tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput,
+      tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput, headers: AdmissionHeader,
       description: 'Holds every requested seat for the caller until `expires_at` (now + the show\'s `hold_ttl_seconds`), or none of them. '
         + 'Pay for the hold with `POST /v1/bookings`. When several checks fail, the first in this order answers: '
         + '401 → 404 → 400 → 403 `SALE_NOT_OPEN`/`SALE_CLOSED` → 403 `QUEUE_REQUIRED` → 409 `SEAT_UNAVAILABLE` → 409 `LIMIT_EXCEEDED`.',
