@@ -8,8 +8,12 @@ export function startBundledSimulator(opts: { port: number; webhookUrl: string; 
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'simulator', 'main.js');
   const child = spawn(process.execPath, [entry], {
     env: { ...process.env, PAYSIM_PORT: String(opts.port), PAYSIM_WEBHOOK_URL: opts.webhookUrl, PAYSIM_WEBHOOK_SECRET: opts.webhookSecret },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    // The IPC channel closes when this process dies in any way, SIGKILL included,
+    // and the simulator then stops (see simulator/main.ts).
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  child.unref();
+  child.channel?.unref();
   child.on('exit', (code, signal) => opts.say(`payment simulator exited (${signal ?? code})`));
   // The simulator must not outlive the service that started it.
   process.on('exit', () => child.kill());

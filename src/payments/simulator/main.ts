@@ -45,6 +45,9 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  // Started by a service (`npm start`): the bundled simulator must not outlive it,
+  // also when it is killed outright (exit handlers do not run on SIGKILL).
+  if (process.send) process.on('disconnect', () => void stop());
 }
 
 main(process.env).catch((err) => {
