@@ -190,3 +190,13 @@ export function profileFlags(label: string): string[] {
   const dir = want === '1' ? path.join(REPO_ROOT, '.bench-out', 'prof') : path.resolve(want);
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`];
 }
+
+/** A TCP proxy (bench/lib/delayProxy.ts) to target that delays every packet by delayMs each way. */
+export function startDelayProxy(target: { host: string; port: number }, delayMs: number): Promise<Child> {
+  return startChild({
+    name: 'delay-proxy',
+    script: path.join(REPO_ROOT, 'dist/bench/lib/delayProxy.js'),
+    env: { PROXY_TARGET_HOST: target.host, PROXY_TARGET_PORT: String(target.port), PROXY_DELAY_MS: String(delayMs) },
+    ready: /delay proxy listening on (\d+)/,
+  });
+}
