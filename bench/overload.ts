@@ -33,6 +33,7 @@ import { newId } from '../src/domain/ids.js';
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const note = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sum = (mp: Map<string, number>) => [...mp.values()].reduce((x, y) => x + y, 0);
 
 interface RunResult {
   label: string;
@@ -44,6 +45,8 @@ interface RunResult {
   unfinished: number;
   soldOut: boolean;
   notes: string[];
+  /** The room, once a second (runs with a waiting room only). */
+  timeline: string[][];
 }
 
 /** Buyer accounts straight into the database: one scrypt hash for all, tokens signed like the service's. */
@@ -148,6 +151,7 @@ runBenchmark(async () => {
     label: '(a) unloaded', buyers: unloadedN, tally: mA.tally, span: unloadedSeconds,
     purchasesInSpan: mA.tally.purchaseTimes.filter((t) => t <= mA.stopAt).length, unfinished: 0, soldOut: mA.seats.size === 0,
     notes: [`closed loop: each buyer buys again as soon as a purchase ends; goodput = purchases completed within the ${unloadedSeconds} s window`],
+    timeline: [],
   };
   const goodputA = a.purchasesInSpan / a.span;
   await service.stop();
@@ -161,6 +165,19 @@ runBenchmark(async () => {
     const stopProgress = progress(label, started, m, () => `, ${arrived} arrived, ${done} done` + (waitingRoom ? `, ${m.tally.admitted} admitted` : ''));
     let soldOut = false;
     let unfinished = 0;
+    // What the room did, from its admin view, once a second: the explanation of whatever (c) shows.
+    const timeline: string[][] = [];
+    let sampling = waitingRoom;
+    const sampler = (async () => {
+      while (sampling) {
+        await sleep(1000);
+        const v = await call(service.baseUrl, 'GET', `/v1/admin/shows/${showId}/queue`, { token: admin }).catch(() => null);
+        if (!v || v.status !== 200) continue;
+        const ctl = v.body.controller ?? {};
+        timeline.push([fixed((performance.now() - started) / 1000, 0), String(v.body.serving), String(m.tally.admitted), String(m.tally.purchases), String(m.tally.shed.length),
+          String(sum(m.tally.timeouts)), String(v.body.admit_rate_per_minute), `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
+      }
+    })();
     await Promise.all(accounts.slice(0, buyersN).map(async (b) => {
       await sleep(Math.random() * arrivalSeconds * 1000);
       arrived++;
@@ -176,10 +193,12 @@ runBenchmark(async () => {
       done++;
     }));
     stopProgress();
+    sampling = false;
+    await sampler;
     const last = m.tally.purchaseTimes.length ? Math.max(...m.tally.purchaseTimes) : started + 1;
     return {
       label, buyers: buyersN, tally: m.tally, span: (last - started) / 1000, purchasesInSpan: m.tally.purchases, unfinished, soldOut: soldOut || m.seats.size === 0,
-      notes: [],
+      notes: [], timeline,
     };
   };
 
@@ -202,7 +221,6 @@ runBenchmark(async () => {
 
   // The report.
   const runs = [a, b, c];
-  const sum = (mp: Map<string, number>) => [...mp.values()].reduce((x, y) => x + y, 0);
   const pct = (l: { summary(): Percentiles; length: number }) => l.summary();
   const goodput = (r: RunResult) => r.purchasesInSpan / r.span;
   const within1s = (r: RunResult) => pct(r.tally.all).p99 <= 1000;
@@ -254,6 +272,13 @@ runBenchmark(async () => {
   say('       "every answer" = every request of every route (queue join, admit, hold, booking); a timeout counts as an answer after 3 s.');
   const statuses = (r: RunResult) => [...r.tally.statuses].sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}: ${v}`).join(', ');
   for (const r of runs) say(`answers of ${r.label}: ${statuses(r)}`);
+  if (c.timeline.length) {
+    const every = envNumber('BENCH_TIMELINE_EVERY', 5);
+    say('');
+    say(`the room of (c) every ${every} s (serving and rate from the admin view; admitted, purchases, 503s and timeouts as the buyers saw them, cumulative):`);
+    say(table(['s', 'serving', 'admitted', 'purchases', '503s', 'timeouts', 'rate/min', 'controller: last decision'],
+      c.timeline.filter((_, i) => (i + 1) % every === 0 || i === c.timeline.length - 1).map((r) => [...r.slice(0, 7), r[7]!.slice(0, 90)])));
+  }
   if (view.status === 200) {
     const ctl = view.body.controller ?? {};
     say(`room of (c) at the end: serving ${view.body.serving}, waiting ${view.body.waiting}, rate ${view.body.admit_rate_per_minute}/min; controller ${ctl.decision ?? '-'} (${ctl.reason ?? '-'}), ` +

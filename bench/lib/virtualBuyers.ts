@@ -79,6 +79,8 @@ export interface Market {
 type Answer = { status: number; body: any; ms: number; retryAfter: number } | null; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits as told, but not past the end of the run. */
+const wait = (m: Market, ms: number) => sleep(Math.max(0, Math.min(ms, m.stopAt - performance.now())));
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
 export class BuyerClient {
@@ -136,7 +138,7 @@ export async function waitForAdmission(c: BuyerClient, m: Market, b: BuyerAccoun
       const j = await c.send(m, 'queue join', 'POST', base, b.token);
       if (!j) continue;
       if (j.status === 201) { queueToken = j.body.queue_token; continue; }
-      await sleep(j.retryAfter * 1000);
+      await wait(m, j.retryAfter * 1000);
       continue;
     }
     const a = await c.send(m, 'admit', 'POST', `${base}/admit`, b.token, { queue_token: queueToken });
@@ -146,7 +148,7 @@ export async function waitForAdmission(c: BuyerClient, m: Market, b: BuyerAccoun
       m.tally.notYet++;
       if (a.body.sold_out) { m.tally.soldOutSeen++; return null; }
     }
-    await sleep(a.retryAfter * 1000);
+    await wait(m, a.retryAfter * 1000);
   }
   return null;
 }
@@ -160,7 +162,7 @@ export async function purchase(c: BuyerClient, m: Market, b: BuyerAccount, admis
     if (seats.length === 0) return 'sold_out';
     const h = await c.send(m, 'hold', 'POST', holds, b.token, { seats }, gate);
     if (!h) { seats = m.seats.pick(seats.length); continue; }
-    if (h.status === 503 || h.status === 429) { await sleep(h.retryAfter * 1000); continue; }
+    if (h.status === 503 || h.status === 429) { await wait(m, h.retryAfter * 1000); continue; }
     if (h.status === 409 && h.body?.code === 'SEAT_UNAVAILABLE') {
       m.tally.seatRacesLost++;
       for (const s of (h.body.taken as string[] | undefined) ?? seats) m.seats.take(s);
@@ -175,7 +177,7 @@ export async function purchase(c: BuyerClient, m: Market, b: BuyerAccount, admis
       const k = await c.send(m, 'booking', 'POST', '/v1/bookings', b.token, { hold_id: holdId, payment_method: 'pm_card_visa' }, { ...gate, 'idempotency-key': key });
       if (!k) continue; // the same key: an idempotent replay
       if (k.status === 503 || k.status === 429 || (k.status === 409 && k.body?.code === 'IDEMPOTENCY_KEY_IN_FLIGHT')) {
-        await sleep(k.retryAfter * 1000);
+        await wait(m, k.retryAfter * 1000);
         continue;
       }
       if (k.status === 201 && k.body.status === 'confirmed') {
