@@ -9,13 +9,16 @@
 //   BENCH_PGBENCH_MAX_CLIENTS=80   BENCH_PGBENCH_USERS=client|random
 //   BENCH_ROUNDS=2                 slices per target, taken in ABBA order
 //   BENCH_CPU_PROF=1               profile the service into .bench-out/prof
+//   BENCH_WAITING_ROOM=0           skip the third target: the same race on a show with
+//                                  waiting_room: true, every connection sending a valid
+//                                  Admission-Token got through the queue (join + admit)
 import os from 'node:os';
 import path from 'node:path';
 import { runBenchmark } from './lib/cleanup.js';
 import { adminQuery, backendCpuMeter, connectionBudget, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBare, startService, type Child } from './lib/child.js';
 import { cpuTable, type CpuRow } from './lib/report.js';
-import { adminToken, buyerEmail, closeApiClient, createShow, registerBuyers } from './lib/api.js';
+import { adminToken, buyerEmail, call, closeApiClient, createShow, registerBuyers, type Buyer } from './lib/api.js';
 import { interleave, reportErrors, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
 import { runPgbench, type PgbenchResult } from './lib/pgbench.js';
 import { envList, envNumber, fixed, table } from './lib/stats.js';
@@ -24,6 +27,7 @@ const ROWS = 10;
 const SEATS_PER_ROW = 20;
 const GOAL_RATIO = 0.7;
 const GOAL_P99_MS = 50;
+const GOAL_ROOM_RATIO = 0.9;
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const note = (s: string) => process.stderr.write(`${s}\n`);
@@ -36,20 +40,31 @@ runBenchmark(async () => {
   const pgbenchMax = envNumber('BENCH_PGBENCH_MAX_CLIENTS', 80);
   const pgbenchUsers = process.env.BENCH_PGBENCH_USERS === 'random' ? 'random' : 'client';
   const rounds = envNumber('BENCH_ROUNDS', 2);
+  const withRoom = process.env.BENCH_WAITING_ROOM !== '0';
   const workDir = path.join(REPO_ROOT, '.bench-out');
   const loadStart = os.loadavg()[0]!;
 
   const db = await createBenchDatabase();
   note(`database ${db.name}`);
   const dbCpu = backendCpuMeter(db.name);
-  const service = await startService({ databaseUrl: db.url, env: { DB_POOL_SIZE: String(poolSize) }, nodeFlags: profileFlags('boxoffice-holds') });
+  // The room admits fast (60,000 a minute) so every bench buyer is in within a tick or
+  // two, and its admissions outlive the run (the grace period sets their lifetime).
+  const service = await startService({
+    databaseUrl: db.url,
+    env: { DB_POOL_SIZE: String(poolSize), WAITING_ROOM_ADMIT_PER_MINUTE: '60000', WAITING_ROOM_GRACE_SECONDS: '3600' },
+    nodeFlags: profileFlags('boxoffice-holds'),
+  });
   note(`service pid ${service.pid} on ${service.baseUrl}`);
 
   const token = await adminToken(service.baseUrl);
   const show = await createShow(service.baseUrl, token, { rows: ROWS, seatsPerRow: SEATS_PER_ROW, hold_ttl_seconds: 1, per_user_limit: 1000 });
+  const roomShow = withRoom
+    ? await createShow(service.baseUrl, token, { rows: ROWS, seatsPerRow: SEATS_PER_ROW, hold_ttl_seconds: 1, per_user_limit: 1000, waiting_room: true })
+    : null;
   const buyerCount = Math.max(...levels);
   note(`registering ${buyerCount} buyers (scrypt, 16 at a time)…`);
   const buyers = await registerBuyers(service.baseUrl, buyerCount, (n) => { if (n % 64 === 0 || n === buyerCount) note(`  ${n}/${buyerCount} buyers`); });
+  const admissions = roomShow ? await admitAll(service.baseUrl, roomShow.showId, buyers) : [];
   await closeApiClient();
 
   // Everything the load generator sends is built here, once.
@@ -65,8 +80,16 @@ runBenchmark(async () => {
     headers: ['content-type', 'application/json', 'authorization', `Bearer ${b.token}`, 'x-bench-user', b.userId],
     body: null,
   }));
+  const roomSpecs: RequestSpec[] = roomShow
+    ? buyers.map((b, i) => ({
+      method: 'POST',
+      path: `/v1/shows/${roomShow.showId}/holds`,
+      headers: ['content-type', 'application/json', 'authorization', `Bearer ${b.token}`, 'admission-token', admissions[i]!],
+      body: null,
+    }))
+    : [];
   const SEAT_UNAVAILABLE = Buffer.from('"SEAT_UNAVAILABLE"');
-  const holdLoad = (label: string, server: Child, connections: number, seconds: number) =>
+  const holdLoad = (label: string, server: Child, connections: number, seconds: number, load = specs) =>
     runLoad({
       label, origin: server.baseUrl, connections, seconds, warmupSeconds,
       cpuMeters: [
@@ -76,7 +99,7 @@ runBenchmark(async () => {
       ],
       outcomes: ['held', 'seat_unavailable'],
       next(conn) {
-        const spec = specs[conn]!;
+        const spec = load[conn]!;
         spec.body = bodies[(Math.random() * bodies.length) | 0]!;
         return spec;
       },
@@ -101,13 +124,14 @@ runBenchmark(async () => {
   // The bare route runs next to the service for the whole HTTP phase (both pools
   // stay open, 2 × pool connections), so it is as warm as the service is.
   const bareServer = await startBare('claim', { BARE_DATABASE_URL: db.url, BARE_POOL_SIZE: String(poolSize) }, profileFlags('bare-claim'));
-  const servers = { boxoffice: service, 'bare route': bareServer };
-  const http: { service: LoadResult; bare: LoadResult }[] = [];
+  const servers = { boxoffice: service, 'bare route': bareServer, 'boxoffice + room': service };
+  const targets = withRoom ? (['boxoffice', 'bare route', 'boxoffice + room'] as const) : (['boxoffice', 'bare route'] as const);
+  const http: { service: LoadResult; bare: LoadResult; room: LoadResult | null }[] = [];
   for (const c of levels) {
-    note(`\nC=${c}: boxoffice and the bare route (same SQL, pool ${poolSize}), ${rounds} round(s) each, ABBA order`);
-    const r = await interleave(['boxoffice', 'bare route'] as const, rounds, seconds, (target, s, round) =>
-      holdLoad(rounds > 1 ? `${target} ${round + 1}/${rounds}` : target, servers[target], c, s), compact);
-    http.push({ service: r.boxoffice, bare: r['bare route'] });
+    note(`\nC=${c}: ${targets.join(', ')} (same SQL, pool ${poolSize}), ${rounds} round(s) each, ABBA order`);
+    const r = await interleave<(typeof targets)[number]>(targets, rounds, seconds, (target, s, round) =>
+      holdLoad(rounds > 1 ? `${target} ${round + 1}/${rounds}` : target, servers[target], c, s, target === 'boxoffice + room' ? roomSpecs : specs), compact);
+    http.push({ service: r.boxoffice, bare: r['bare route'], room: withRoom ? (r as Record<'boxoffice + room', LoadResult>)['boxoffice + room'] : null });
   }
   const serviceLogs = service.logs;
   // pgbench needs the connections the two idle pools keep: the HTTP phase is over.
@@ -160,16 +184,20 @@ runBenchmark(async () => {
   const rows: string[][] = [];
   const verdicts: string[] = [];
   levels.forEach((c, i) => {
-    const { service: s, bare: b } = http[i]!;
+    const { service: s, bare: b, room } = http[i]!;
     const p = pgb[i]!;
     const pct = (r: LoadResult) => fixed((100 * r.counts[0]!) / Math.max(1, r.decided), 1);
     const lat = (l: { p50: number; p90: number; p99: number; max: number }) => [fixed(l.p50, 2), fixed(l.p90, 2), fixed(l.p99, 2), fixed(l.max, 1)];
     rows.push([String(c), 'boxoffice', String(c), fixed(s.rate, 0), ...lat(s.latency), pct(s), String([...s.errors.values()].reduce((a, n) => a + n, 0)), fixed(s.rate / b.rate, 2), fixed(s.rate / p.result.tps, 2)]);
+    if (room) {
+      rows.push([String(c), 'boxoffice + room', String(c), fixed(room.rate, 0), ...lat(room.latency), pct(room), String([...room.errors.values()].reduce((a, n) => a + n, 0)), fixed(room.rate / b.rate, 2), fixed(room.rate / p.result.tps, 2)]);
+    }
     rows.push([String(c), 'bare route', String(c), fixed(b.rate, 0), ...lat(b.latency), pct(b), String([...b.errors.values()].reduce((a, n) => a + n, 0)), '1.00', fixed(b.rate / p.result.tps, 2)]);
     rows.push([String(c), 'pgbench', String(p.result.clients), fixed(p.result.tps, 0), ...lat(p.result.latency),
       fixed((100 * p.held) / Math.max(1, p.result.transactions), 1), String(p.result.failed), '', '1.00']);
     const ratio = s.rate / b.rate;
     verdicts.push(`C=${c}: boxoffice/bare ${fixed(ratio, 2)} (goal >= ${GOAL_RATIO}: ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'})` +
+      (room ? `; waiting-room show/plain show ${fixed(room.rate / s.rate, 2)} (goal within 10%, >= ${GOAL_ROOM_RATIO}: ${room.rate >= GOAL_ROOM_RATIO * s.rate ? 'met' : 'MISSED'}; p99 ${fixed(room.latency.p99, 1)} vs ${fixed(s.latency.p99, 1)} ms)` : '') +
       (c === 64 ? `; boxoffice p99 ${fixed(s.latency.p99, 1)} ms (goal < ${GOAL_P99_MS} ms: ${s.latency.p99 < GOAL_P99_MS ? 'met' : 'MISSED'}; pgbench's p99 for the bare SQL: ${fixed(p.result.latency.p99, 1)} ms)` : ''));
   });
   say(table(['C', 'target', 'clients', 'decided/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'held %', 'errors', 'vs bare', 'vs pgbench'], rows));
@@ -178,10 +206,11 @@ runBenchmark(async () => {
   say('');
   say('CPU per answer in the measured windows (server = the Node process answering; for pgbench, pgbench itself is the load generator):');
   const cpuRows: CpuRow[] = levels.flatMap((c, i) => {
-    const { service: s, bare: b } = http[i]!;
+    const { service: s, bare: b, room } = http[i]!;
     const p = pgb[i]!.result;
     return [
       { c, label: '', target: 'boxoffice', answers: s.answered, seconds: s.seconds, cpu: s.cpu },
+      ...(room ? [{ c, label: '', target: 'boxoffice + room', answers: room.answered, seconds: room.seconds, cpu: room.cpu }] : []),
       { c, label: '', target: 'bare route', answers: b.answered, seconds: b.seconds, cpu: b.cpu },
       { c, label: '', target: 'pgbench', answers: p.transactions + p.failed, seconds: p.seconds, cpu: { ...p.cpu, server: null } },
     ];
@@ -189,14 +218,15 @@ runBenchmark(async () => {
   say(cpuTable(cpuRows, 'node'));
   say('');
   say('notes: decided = 201 held or 409 SEAT_UNAVAILABLE; anything else is an error, listed below and not counted.');
+  if (withRoom) say(`       boxoffice + room = the same race on a second ${ROWS * SEATS_PER_ROW}-seat show with waiting_room: true; each connection sends its buyer's Admission-Token, got through POST …/queue and …/queue/admit`);
   say('       pgbench latency is one database call (no HTTP); its clients are capped because max_connections is shared:');
   for (const [i, c] of levels.entries()) {
     const p = pgb[i]!;
     say(`       C=${c}: ${p.result.clients} clients = ${p.budgetNote}; pgbench's own figure for its whole run ${p.result.reportedTps ?? '-'} tps`);
   }
   say('       held % of pgbench = holds it created in the window (holds.created_at) / its transactions in the window.');
-  for (const { service: s, bare: b } of http) {
-    for (const r of [s, b]) {
+  for (const { service: s, bare: b, room } of http) {
+    for (const r of room ? [s, b, room] : [s, b]) {
       const e = reportErrors(r);
       if (e) say(e);
     }
@@ -206,3 +236,24 @@ runBenchmark(async () => {
     for (const l of serviceLogs.last.slice(-5)) say(`  ${l.slice(0, 300)}`);
   }
 });
+
+/** Every buyer joins the room's queue and asks to be admitted until it is (honouring Retry-After). */
+async function admitAll(baseUrl: string, showId: string, buyers: Buyer[]): Promise<string[]> {
+  note(`joining the waiting room's queue with ${buyers.length} buyers and waiting for their admissions…`);
+  const started = performance.now();
+  const tokens: string[] = [];
+  for (let i = 0; i < buyers.length; i += 32) {
+    tokens.push(...await Promise.all(buyers.slice(i, i + 32).map(async (b) => {
+      const j = await call(baseUrl, 'POST', `/v1/shows/${showId}/queue`, { token: b.token });
+      if (j.status !== 201) throw new Error(`queue join: ${j.status} ${j.text.slice(0, 300)}`);
+      for (;;) {
+        const a = await call(baseUrl, 'POST', `/v1/shows/${showId}/queue/admit`, { token: b.token, body: { queue_token: j.body.queue_token } });
+        if (a.status === 200) return a.body.admission_token as string;
+        if (a.status !== 403 || a.body?.code !== 'NOT_YET_ADMITTED') throw new Error(`admit: ${a.status} ${a.text.slice(0, 300)}`);
+        await new Promise((r) => setTimeout(r, 1000 * Number(a.headers['retry-after'] ?? 1)));
+      }
+    })));
+  }
+  note(`  ${tokens.length} admissions in ${fixed((performance.now() - started) / 1000, 1)} s`);
+  return tokens;
+}

@@ -43,7 +43,7 @@ export interface ShowFixture {
 }
 
 /** A show in a hall of `rows` rows A, B, … of `seatsPerRow` seats, one tier, sale open now. */
-export async function createShow(baseUrl: string, token: string, o: { rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number }): Promise<ShowFixture> {
+export async function createShow(baseUrl: string, token: string, o: { rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number; waiting_room?: boolean }): Promise<ShowFixture> {
   const post = async (path: string, body: unknown) => must(await call(baseUrl, 'POST', path, { body, token }), 201, `POST ${path}`).body;
   const venue = await post('/v1/admin/venues', { name: 'Bench Cinema', city: 'Benchville' });
   const rows = Array.from({ length: o.rows }, (_, i) => String.fromCharCode(65 + i));
@@ -61,6 +61,7 @@ export async function createShow(baseUrl: string, token: string, o: { rows: numb
     price_tiers: { standard: 1000 },
     ...(o.hold_ttl_seconds !== undefined ? { hold_ttl_seconds: o.hold_ttl_seconds } : {}),
     ...(o.per_user_limit !== undefined ? { per_user_limit: o.per_user_limit } : {}),
+    ...(o.waiting_room !== undefined ? { waiting_room: o.waiting_room } : {}),
   });
   return { showId: show.id, rows, seatsPerRow: o.seatsPerRow };
 }

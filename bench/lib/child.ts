@@ -2,6 +2,7 @@
 // Each prints a line naming its port when it listens; the bench waits for it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
@@ -62,6 +63,8 @@ export interface ChildOptions {
   nodeFlags?: string[];
   /** Matches the line that says the child listens; group 1 is the port. */
   ready: RegExp;
+  /** Instead of a line: the child listens on this port once GET path answers 200. */
+  readyProbe?: { port: number; path: string };
   timeoutMs?: number;
 }
 
@@ -131,6 +134,19 @@ export function startChild(o: ChildOptions): Promise<Child> {
       void stop().finally(() => reject(new Error(`${err.message}\n${o.name} said:\n  ${startup.slice(-30).join('\n  ')}`)));
     };
     void exited.then((code) => { if (!port) fail(new Error(`${o.name} exited with ${code} before it was ready`)); });
+    if (o.readyProbe) {
+      const probe = o.readyProbe;
+      void (async () => {
+        while (!port && proc.exitCode === null) {
+          const ok = await fetch(`http://127.0.0.1:${probe.port}${probe.path}`).then((r) => r.ok, () => false);
+          if (ok && !port) {
+            port = probe.port;
+            onReady?.(port);
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+    }
     onReady = (p) => {
       clearTimeout(timer);
       resolve({
@@ -148,8 +164,25 @@ export function startChild(o: ChildOptions): Promise<Child> {
 
 export const ADMIN = { email: 'bench-admin@example.test', password: 'bench-admin-password-1' };
 
-/** The built service (dist/src/main.js serve) against databaseUrl, on a free port. */
-export function startService(o: { databaseUrl: string; env?: Record<string, string>; nodeFlags?: string[] }): Promise<Child> {
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/**
+ * The built service (dist/src/main.js serve) against databaseUrl, on a free port.
+ * Its "serving on" line is logged at info, below the bench's LOG_LEVEL=warn: the
+ * bench gives it a port and waits for /healthz instead.
+ */
+export async function startService(o: { databaseUrl: string; env?: Record<string, string>; nodeFlags?: string[] }): Promise<Child> {
+  const port = await freePort();
   return startChild({
     name: 'boxoffice',
     script: path.join(REPO_ROOT, 'dist/src/main.js'),
@@ -158,7 +191,7 @@ export function startService(o: { databaseUrl: string; env?: Record<string, stri
     env: {
       DATABASE_URL: o.databaseUrl,
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: String(port),
       BOXOFFICE_DEMO: '0',
       BOXOFFICE_ADMIN_EMAIL: ADMIN.email,
       BOXOFFICE_ADMIN_PASSWORD: ADMIN.password,
@@ -167,6 +200,7 @@ export function startService(o: { databaseUrl: string; env?: Record<string, stri
       ...o.env,
     },
     ready: /serving on http:\/\/[^\s:]+:(\d+)/,
+    readyProbe: { port, path: '/healthz' },
     timeoutMs: 60_000,
   });
 }
@@ -189,4 +223,14 @@ export function profileFlags(label: string): string[] {
   if (!want || want === '0') return [];
   const dir = want === '1' ? path.join(REPO_ROOT, '.bench-out', 'prof') : path.resolve(want);
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`];
+}
+
+/** A TCP proxy (bench/lib/delayProxy.ts) to target that delays every packet by delayMs each way. */
+export function startDelayProxy(target: { host: string; port: number }, delayMs: number): Promise<Child> {
+  return startChild({
+    name: 'delay-proxy',
+    script: path.join(REPO_ROOT, 'dist/bench/lib/delayProxy.js'),
+    env: { PROXY_TARGET_HOST: target.host, PROXY_TARGET_PORT: String(target.port), PROXY_DELAY_MS: String(delayMs) },
+    ready: /delay proxy listening on (\d+)/,
+  });
 }
