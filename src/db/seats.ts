@@ -1,4 +1,4 @@
-// The seat map's reads, and the sweeper's one write.
+// The seat map's reads (its writes are in seatTransitions.ts).
 import type { Queryable } from './client.js';
 
 export interface SeatState {
@@ -31,30 +31,4 @@ export async function seatStates(db: Queryable, showId: string): Promise<SeatSta
     return { seat_id: row.seat_id, status };
   });
   return { seats, version, lazilyExpired };
-}
-
-/**
- * Frees seats whose hold has expired, so the map's version grows and viewers see
- * them. Not needed for correctness: the claim treats them as free anyway. Never
- * waits on a row lock (SKIP LOCKED), so it cannot slow or deadlock a claim.
- */
-export async function sweepExpiredSeats(db: Queryable, batch: number): Promise<{ show_id: string; seat_id: string }[]> {
-  const r = await db.query<{ show_id: string; seat_id: string }>(
-    `with expired as (
-       select show_id, seat_id from show_seats
-        where status = 'held' and hold_expires_at <= bo_now()
-        order by show_id, seat_id
-        limit $1
-          for update skip locked
-     )
-     update show_seats s
-        set status = 'available', hold_id = null, holder_id = null, hold_expires_at = null,
-            version = nextval('seat_version_seq')
-       from expired e
-      where s.show_id = e.show_id and s.seat_id = e.seat_id
-     returning s.show_id, s.seat_id`,
-    [batch],
-  );
-  await db.query(`update holds set status = 'expired' where status = 'active' and expires_at <= bo_now()`);
-  return r.rows;
 }
