@@ -1,5 +1,6 @@
 // The seat map's reads (its writes are in seatTransitions.ts).
 import type { Queryable } from './client.js';
+import type { SeatStatus } from '../domain/states.js';
 
 export interface SeatState {
   seat_id: string;
@@ -17,7 +18,7 @@ export interface SeatStates {
 
 /** Current seat states, judged by the database clock (an expired hold is available, a paying one held). */
 export async function seatStates(db: Queryable, showId: string): Promise<SeatStates> {
-  const r = await db.query<{ seat_id: string; status: string; expired: boolean; version: number }>(
+  const r = await db.query<{ seat_id: string; status: SeatStatus; expired: boolean; version: number }>(
     `select seat_id, status, (status = 'held' and hold_expires_at <= bo_now()) as expired, version
        from show_seats where show_id = $1`,
     [showId],
@@ -27,7 +28,7 @@ export async function seatStates(db: Queryable, showId: string): Promise<SeatSta
   const seats = r.rows.map((row): SeatState => {
     if (row.version > version) version = row.version;
     if (row.expired) lazilyExpired++;
-    const status = row.expired ? 'available' : row.status === 'paying' ? 'held' : (row.status as SeatState['status']);
+    const status = row.expired ? 'available' : row.status === 'paying' ? 'held' : row.status;
     return { seat_id: row.seat_id, status };
   });
   return { seats, version, lazilyExpired };
