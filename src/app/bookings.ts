@@ -1,6 +1,7 @@
 // Bookings: pay for a hold, read bookings, cancel one.
 import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { mustHaveMoved, type BookingStatus, type RefundStatus } from '../domain/states.js';
 import * as bookings from '../db/bookings.js';
 import { attachBooking } from '../db/idempotency.js';
 import { findHold } from '../db/holds.js';
@@ -20,9 +21,9 @@ export interface BookingView {
   seats: string[];
   amount: number;
   currency: string;
-  status: string;
+  status: BookingStatus;
   created_at: string;
-  refund?: { status: string; amount: number };
+  refund?: { status: RefundStatus; amount: number };
   /** Why the payment failed; only on a failed booking. */
   failure?: { code: string; message: string };
 }
@@ -115,7 +116,7 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
       throw new DomainError('NOT_CANCELLABLE', 'a ticket of this booking has been checked in');
     }
     const attempt = await findAttemptByBooking(tx, b.booking_id);
-    await bookings.setBookingStatus(tx, b.booking_id, 'cancelled');
+    mustHaveMoved(await bookings.cancelBooking(tx, b.booking_id), `booking ${b.booking_id} confirmed → cancelled`);
     await bookings.freeSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
     await voidTickets(tx, b.booking_id);
     await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');

@@ -3,6 +3,7 @@ import { DomainError, notFound, type Refusal } from '../domain/errors.js';
 import { checkRequestedSeats, refusal } from '../domain/holds.js';
 import { newId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
+import { claimSeats } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
@@ -56,7 +57,7 @@ export async function holdSeats(
       ctx.room.present(showId, admission!.position);
     }
     const holdId = newId('hold');
-    const claim = await holds.claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
+    const claim = await claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
       // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
       if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
       throw err;

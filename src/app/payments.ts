@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.js';
 import * as bookings from '../db/bookings.js';
 import * as payments from '../db/payments.js';
 import { enqueue } from '../db/outbox.js';
+import { mustHaveMoved } from '../domain/states.js';
 import type { ChargeOutcome } from '../payments/provider.js';
 import type { Context } from './context.js';
 
@@ -33,8 +34,8 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
 
     if (outcome.kind === 'failed') {
       if (firstWord && booking.status === 'pending') {
-        await bookings.setBookingStatus(tx, booking.booking_id, 'failed');
-        await bookings.returnSeatsToHold(tx, where);
+        mustHaveMoved(await bookings.failBooking(tx, booking.booking_id), `booking ${booking.booking_id} pending → failed`);
+        mustHaveMoved(await bookings.returnSeatsToHold(tx, where), `hold ${booking.hold_id} paying → active`);
         decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.failure.code, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
       }
       return;
@@ -44,17 +45,20 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     if (booking.status === 'pending') {
       const got = await bookings.bookSeats(tx, where);
       if (got === booking.seats.length) {
-        await bookings.setBookingStatus(tx, booking.booking_id, 'confirmed');
-        await bookings.setHoldStatus(tx, booking.hold_id, 'confirmed');
+        mustHaveMoved(await bookings.confirmBooking(tx, booking.booking_id), `booking ${booking.booking_id} pending → confirmed`);
+        mustHaveMoved(await bookings.confirmHold(tx, booking.hold_id), `hold ${booking.hold_id} paying → confirmed`);
         await enqueue(tx, 'ticket.issue', { booking_id: booking.booking_id });
         decided.event = { event: 'booking.confirmed', ...about(booking), payment_intent: outcome.paymentIntentId, msg: 'booking confirmed' };
         return;
       }
       await bookings.freeSeats(tx, where);
-      await bookings.setHoldStatus(tx, booking.hold_id, 'expired');
+      mustHaveMoved(await bookings.holdLostSeats(tx, booking.hold_id), `hold ${booking.hold_id} paying → expired`);
     }
     if (booking.status === 'confirmed' || booking.status === 'cancelled') return; // this very payment, seen again
-    await bookings.setBookingStatus(tx, booking.booking_id, 'refunded');
+    // Already refunded: this very payment seen again; the refund below is written once anyway.
+    if (booking.status !== 'refunded') {
+      mustHaveMoved(await bookings.markBookingRefunded(tx, booking.booking_id), `booking ${booking.booking_id} ${booking.status} → refunded`);
+    }
     await refundBooking(tx, booking, outcome.paymentIntentId, 'seats_lost');
     decided.event = { event: 'booking.refunded', ...about(booking), reason: 'seats_lost', payment_intent: outcome.paymentIntentId, msg: 'booking refunded: paid after its hold had lost the seats' };
   });

@@ -1,6 +1,10 @@
 // Bookings: entering payment, confirming, failing, cancelling. Each function runs
 // inside a transaction the caller opened (src/app/payments.ts, src/app/bookings.ts).
 import type { Queryable } from './client.js';
+import { BOOKING_MOVES, HOLD_MOVES, type BookingMove, type BookingStatus, type RefundStatus } from '../domain/states.js';
+import { bookPayingSeats, enterPaymentSeats, freeBookingSeats, returnSeatsToHeld } from './seatTransitions.js';
+import { moveHold } from './holds.js';
+import { statusIn } from './statusGuard.js';
 
 export interface BookingRow {
   booking_id: string;
@@ -10,9 +14,9 @@ export interface BookingRow {
   seats: string[];
   amount: number;
   currency: string;
-  status: 'pending' | 'confirmed' | 'failed' | 'cancelled' | 'refunded';
+  status: BookingStatus;
   created_at: Date;
-  refund_status: string | null;
+  refund_status: RefundStatus | null;
   refund_amount: number | null;
   /** Why its payment failed, as recorded with the payment attempt. */
   failure_code: string | null;
@@ -50,11 +54,11 @@ export async function enterPayment(
 ): Promise<{ show_id: string; seats: string[]; amount: number; currency: string } | null> {
   const hold = await tx.query<{ show_id: string; seats: string[]; amount: number; currency: string; expires_at: Date }>(
     `update holds h
-        set status = 'paying', extended = true,
+        set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
             expires_at = case when h.extended then h.expires_at
                               else bo_now() + make_interval(secs => s.hold_ttl_seconds) end
        from shows s
-      where h.id = $1 and h.user_id = $2 and h.status = 'active' and h.expires_at > bo_now()
+      where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
         and s.id = h.show_id and s.starts_at > bo_now()
         and (not s.waiting_room or s.id = $3)
      returning h.show_id, h.seats, h.amount, h.currency, h.expires_at`,
@@ -62,19 +66,9 @@ export async function enterPayment(
   );
   const h = hold.rows[0];
   if (!h) return null;
-  const seats = await tx.query(
-    `with mine as (
-       select seat_id from show_seats
-        where show_id = $1 and hold_id = $2 and status = 'held'
-        order by seat_id
-          for update
-     )
-     update show_seats s set status = 'paying', hold_expires_at = $3
-       from mine where s.show_id = $1 and s.seat_id = mine.seat_id`,
-    [h.show_id, p.holdId, h.expires_at],
-  );
+  const seats = await enterPaymentSeats(tx, { showId: h.show_id, holdId: p.holdId, until: h.expires_at });
   // An unexpired hold's seats cannot have been claimed by anyone else.
-  if (seats.rowCount !== h.seats.length) throw new Error(`hold ${p.holdId} owns ${seats.rowCount} of its ${h.seats.length} seats`);
+  if (seats.length !== h.seats.length) throw new Error(`hold ${p.holdId} owns ${seats.length} of its ${h.seats.length} seats`);
   await tx.query(
     `insert into bookings (id, hold_id, user_id, show_id, amount, currency, status, payment_method)
      values ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
@@ -93,69 +87,53 @@ export async function lockBooking(tx: Queryable, bookingId: string): Promise<Boo
   return (await tx.query<BookingRow>(`${BOOKING} where b.id = $1 for update of b`, [bookingId])).rows[0] ?? null;
 }
 
-/** Books the hold's paying seats for this booking (seat order). Returns how many seats it got. */
+/** Books the hold's paying seats for this booking and records them sold. Returns how many seats it got. */
 export async function bookSeats(tx: Queryable, b: { bookingId: string; holdId: string; showId: string }): Promise<number> {
-  const r = await tx.query(
-    `with mine as (
-       select seat_id from show_seats
-        where show_id = $1 and hold_id = $2 and status = 'paying'
-        order by seat_id
-          for update
-     )
-     update show_seats s set status = 'booked', booking_id = $3, hold_expires_at = null,
-            version = nextval('seat_version_seq')
-       from mine where s.show_id = $1 and s.seat_id = mine.seat_id`,
-    [b.showId, b.holdId, b.bookingId],
-  );
+  const seats = await bookPayingSeats(tx, b);
   await tx.query(
     `insert into booking_seats (booking_id, show_id, seat_id, sold)
-     select $1, $2, seat_id, true from show_seats where show_id = $2 and booking_id = $1 and status = 'booked'`,
-    [b.bookingId, b.showId],
+     select $1, $2, seat_id, true from unnest($3::text[]) as seat_id`,
+    [b.bookingId, b.showId, seats],
+  );
+  return seats.length;
+}
+
+/** After a decline: the hold is active again until its (already extended) expiry, its seats held. Returns the hold rows changed. */
+export async function returnSeatsToHold(tx: Queryable, b: { holdId: string; showId: string }): Promise<number> {
+  const moved = await moveHold(tx, b.holdId, 'decline');
+  await returnSeatsToHeld(tx, b);
+  return moved;
+}
+
+/** Frees every seat this hold or booking still has (paying or booked) and records them unsold. */
+export async function freeSeats(tx: Queryable, b: { holdId: string; showId: string; bookingId: string }): Promise<void> {
+  await freeBookingSeats(tx, b);
+  await tx.query('update booking_seats set sold = false where booking_id = $1', [b.bookingId]);
+}
+
+/** One guarded booking move; returns the rows changed (0 when the booking is not in one of the move's `from` states). */
+async function moveBooking(tx: Queryable, bookingId: string, move: BookingMove): Promise<number> {
+  const { from, to } = BOOKING_MOVES[move];
+  const r = await tx.query(
+    `update bookings set status = '${to}', updated_at = now() where id = $1 and ${statusIn(from)}`,
+    [bookingId],
   );
   return r.rowCount;
 }
 
-/** After a decline: the hold is active again until its (already extended) expiry. */
-export async function returnSeatsToHold(tx: Queryable, b: { holdId: string; showId: string }): Promise<void> {
-  await tx.query(`update holds set status = 'active' where id = $1 and status = 'paying'`, [b.holdId]);
-  await tx.query(
-    `with mine as (
-       select seat_id from show_seats
-        where show_id = $1 and hold_id = $2 and status = 'paying'
-        order by seat_id
-          for update
-     )
-     update show_seats s set status = 'held', version = nextval('seat_version_seq')
-       from mine where s.show_id = $1 and s.seat_id = mine.seat_id`,
-    [b.showId, b.holdId],
-  );
-}
+/** pending → confirmed. */
+export const confirmBooking = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'confirm');
+/** pending → failed. */
+export const failBooking = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'fail');
+/** pending | failed → refunded. */
+export const markBookingRefunded = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'refund');
+/** confirmed → cancelled. */
+export const cancelBooking = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'cancel');
 
-/** Frees every seat this hold or booking still has (paying or booked), in seat order. */
-export async function freeSeats(tx: Queryable, b: { holdId: string; showId: string; bookingId: string }): Promise<void> {
-  await tx.query(
-    `with mine as (
-       select seat_id from show_seats
-        where show_id = $1 and ((hold_id = $2 and status = 'paying') or (booking_id = $3 and status = 'booked'))
-        order by seat_id
-          for update
-     )
-     update show_seats s
-        set status = 'available', hold_id = null, holder_id = null, hold_expires_at = null, booking_id = null,
-            version = nextval('seat_version_seq')
-       from mine where s.show_id = $1 and s.seat_id = mine.seat_id`,
-    [b.showId, b.holdId, b.bookingId],
-  );
-  await tx.query('update booking_seats set sold = false where booking_id = $1', [b.bookingId]);
-}
-
-export async function setBookingStatus(tx: Queryable, bookingId: string, status: BookingRow['status']): Promise<void> {
-  await tx.query('update bookings set status = $2, updated_at = now() where id = $1', [bookingId, status]);
-}
-
-export async function setHoldStatus(tx: Queryable, holdId: string, status: string): Promise<void> {
-  await tx.query('update holds set status = $2 where id = $1', [holdId, status]);
-}
+/** paying → confirmed. */
+export const confirmHold = (tx: Queryable, holdId: string) => moveHold(tx, holdId, 'confirm');
+/** paying → expired: its seats were lost. */
+export const holdLostSeats = (tx: Queryable, holdId: string) => moveHold(tx, holdId, 'seatsLost');
 
 /**
  * Locks the booking's tickets in ticket id order, so that a check-in arriving

@@ -1,5 +1,6 @@
 // Payment attempts and refunds: what was asked of the provider, and what it said.
 import type { Queryable } from './client.js';
+import type { PaymentAttemptStatus, RefundStatus } from '../domain/states.js';
 
 export interface AttemptRow {
   id: string;
@@ -8,7 +9,7 @@ export interface AttemptRow {
   amount: number;
   currency: string;
   payment_method: string;
-  status: 'created' | 'unknown' | 'succeeded' | 'failed';
+  status: PaymentAttemptStatus;
   provider_payment_id: string | null;
   checks: number;
 }
@@ -25,7 +26,7 @@ export async function findAttemptByBooking(db: Queryable, bookingId: string): Pr
 
 /** Records a definitive outcome once (with why, when it failed); false when the attempt already had one. */
 export async function resolveAttempt(
-  tx: Queryable, id: string, status: 'succeeded' | 'failed', paymentIntentId: string | null,
+  tx: Queryable, id: string, status: Extract<PaymentAttemptStatus, 'succeeded' | 'failed'>, paymentIntentId: string | null,
   failure: { code: string; message: string } | null = null,
 ): Promise<boolean> {
   const r = await tx.query(
@@ -88,7 +89,7 @@ export interface RefundRow {
   payment_intent: string;
   amount: number;
   reason: 'cancellation' | 'seats_lost';
-  status: string;
+  status: RefundStatus;
 }
 
 export async function findRefund(db: Queryable, id: string): Promise<RefundRow | null> {

@@ -2,6 +2,7 @@
 import type { Queryable } from './client.js';
 import type { Position } from '../domain/paging.js';
 import { afterParams, positionColumn } from './paging.js';
+import { createShowSeats } from './seatTransitions.js';
 
 export interface ShowSettings {
   event_id: string;
@@ -58,11 +59,7 @@ export async function insertShow(db: Queryable, id: string, s: ShowSettings): Pr
     [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
       s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
   );
-  await db.query(
-    `insert into show_seats (show_id, seat_id, tier)
-     select $1, seat_id, tier from hall_seats where hall_id = $2`,
-    [id, s.hall_id],
-  );
+  await createShowSeats(db, id, s.hall_id);
 }
 
 export async function findShowSettings(db: Queryable, id: string): Promise<(ShowSettings & { id: string }) | null> {
