@@ -5,7 +5,10 @@ import { Redis, type Result } from 'ioredis';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
 import { StoreUnavailable } from './store.js';
 
-const COMMAND_TIMEOUT_MS = 500;
+// A dead connection fails at once (no offline queue); this bounds a Redis that
+// answers slowly. It must cover a burst: 10,000 joins arriving together queue on
+// one connection, and under CPU load the last of them waited over 500 ms (CI).
+const COMMAND_TIMEOUT_MS = 2000;
 
 // Closes the pre-queue once the sale has opened (ARGV: opensAtMs, nowMs, seed).
 // Its size is the tail: later joins queue behind it while its order is written.
