@@ -1,7 +1,7 @@
 // The abuse limits as use-cases see them: one request taken from each budget it
 // belongs to, and a 429 RATE_LIMITED when any of them is spent.
 import { DomainError, ERROR_STATUS, type Refusal } from '../domain/errors.js';
-import type { PolicyName, Verdict } from '../domain/rateLimits.js';
+import type { PolicyName } from '../domain/rateLimits.js';
 import type { Context } from './context.js';
 
 /** Who is asking, as far as limits go: the client address, and whether RATE_LIMIT_EXEMPT covers it. */
@@ -34,14 +34,10 @@ export async function throttle(ctx: Context, client: Client, budgets: readonly B
     const verdict = await ctx.rateLimits.consume(ctx.rateLimits.policies[name], key);
     if (!verdict.allowed) {
       ctx.metrics.rateLimited.inc({ policy: name });
-      return refusalOf(verdict);
+      return rateLimited(verdict.retryAfterSeconds);
     }
   }
   return null;
-}
-
-export function refusalOf(v: Verdict): Refusal | null {
-  return v.allowed ? null : rateLimited(v.retryAfterSeconds);
 }
 
 /** A 429 for use-cases that throw their refusals. */

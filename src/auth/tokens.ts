@@ -1,4 +1,5 @@
 // Signed bearer tokens (JWT, HS256) for signed-in users.
+import { VerifiedCache } from './verifiedCache.js';
 import { SignJWT, jwtVerify } from 'jose';
 
 export type Role = 'user' | 'staff' | 'admin';
@@ -30,20 +31,11 @@ export class UserTokens {
       .sign(await this.key);
   }
 
-  // Tokens already verified, until they expire: a buyer sends the same token with
-  // every request, and verifying an HMAC through WebCrypto is the hot path's
-  // largest cost. Only verified tokens enter; the map is bounded.
-  private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  private readonly verified = new VerifiedCache<Principal>(50_000);
 
   /** The principal of a token verified before and not yet expired, or null. */
   cached(token: string): Principal | null {
-    const hit = this.verified.get(token);
-    if (!hit) return null;
-    if (hit.expiresAtMs <= Date.now()) {
-      this.verified.delete(token);
-      return null;
-    }
-    return hit.principal;
+    return this.verified.get(token) ?? null;
   }
 
   /** The principal, or null for a forged, expired or malformed token. */
@@ -55,8 +47,7 @@ export class UserTokens {
       const role = payload.role;
       if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role) || typeof payload.exp !== 'number') return null;
       const principal = { userId: payload.sub, role: role as Role };
-      if (this.verified.size >= 50_000) this.verified.clear();
-      this.verified.set(token, { principal, expiresAtMs: payload.exp * 1000 });
+      this.verified.set(token, principal, payload.exp * 1000);
       return principal;
     } catch {
       return null;

@@ -10,17 +10,6 @@ export type IdParams = Static<typeof IdParams>;
 const Timestamp = Type.String({ format: 'date-time' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
-export const Problem = Type.Object(
-  {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String(),
-  },
-  { additionalProperties: true, description: 'RFC 9457 problem details' },
-);
-
 // Accounts
 export const Credentials = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
@@ -142,8 +131,6 @@ export const ShowListQuery = Type.Object({
 export type ShowListQuery = Static<typeof ShowListQuery>;
 export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' });
 
-/** A problem answer with what it means on this route, for the OpenAPI document. */
-export const problemAnswer = (description: string) => Type.Object(Problem.properties, { additionalProperties: true, description });
 
 // Seat map (the body is built and cached as bytes; this schema documents it)
 export const SeatMap = Type.Object({

@@ -1,6 +1,7 @@
 // The waiting room's signed tokens: compact JWS, HS256 pinned, with a secret that
 // every instance shares (src/db/secrets.ts), so any instance verifies any other's
 // tokens in process, with no database or network call.
+import { VerifiedCache } from '../auth/verifiedCache.js';
 import { SignJWT, jwtVerify } from 'jose';
 
 const ISSUER = 'boxoffice';
@@ -25,9 +26,8 @@ export interface AdmissionClaims {
 
 export class RoomTokens {
   private readonly key: Promise<CryptoKey>;
-  // Verified admission tokens until they expire: the purchase path checks one on
-  // every hold and booking, and an HMAC through WebCrypto is its largest cost.
-  private readonly admissions = new Map<string, AdmissionClaims>();
+  // The purchase path checks an admission token on every hold and booking.
+  private readonly admissions = new VerifiedCache<AdmissionClaims>(100_000);
 
   constructor(secret: string) {
     this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -65,12 +65,7 @@ export class RoomTokens {
 
   /** A verified admission token seen before and not expired, synchronously (the hot path), or undefined. */
   knownAdmission(token: string): AdmissionClaims | undefined {
-    const hit = this.admissions.get(token);
-    if (hit && hit.expiresAtMs <= Date.now()) {
-      this.admissions.delete(token);
-      return undefined;
-    }
-    return hit;
+    return this.admissions.get(token);
   }
 
   /** The claims of an admission token, or null for a forged, expired or malformed one. */
@@ -82,8 +77,7 @@ export class RoomTokens {
       const { sub, show, pos, exp } = payload;
       if (typeof sub !== 'string' || typeof show !== 'string' || typeof pos !== 'number' || typeof exp !== 'number') return null;
       const claims = { userId: sub, showId: show, position: pos, expiresAtMs: exp * 1000 };
-      if (this.admissions.size >= 100_000) this.admissions.clear();
-      this.admissions.set(token, claims);
+      this.admissions.set(token, claims, claims.expiresAtMs);
       return claims;
     } catch {
       return null;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import * as accounts from '../../app/accounts.js';
 import type { Context } from '../../app/context.js';
 import { requireRole } from '../auth.js';
-import { clientOf } from '../client.js';
+import { clientOf } from '../rateLimitHooks.js';
 import { Credentials, IdParams, problemResponse, rateLimited, Registration, RoleChange, roleRefusals } from '../schemas.js';
 
 export default async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {

@@ -9,7 +9,7 @@ import { bookOnce } from '../../app/idempotentBooking.js';
 import { canonicalJson } from '../../domain/ids.js';
 import { requireUser } from '../auth.js';
 import { admissionOf } from '../../waiting-room/gate.js';
-import { limitPurchases } from '../client.js';
+import { limitPurchases } from '../rateLimitHooks.js';
 import { limitInFlight } from '../purchaseLimit.js';
 import { problem, problemFor, sendAnswer, type ProblemAnswer } from '../problem.js';
 import { Booking, BookingInput, IdParams, problemResponse, rateLimited, userRefusals } from '../schemas.js';

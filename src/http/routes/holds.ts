@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
-import { limitPurchases } from '../client.js';
+import { limitPurchases } from '../rateLimitHooks.js';
 import { limitInFlight } from '../purchaseLimit.js';
 import { sendProblem } from '../problem.js';
 import { AdmissionHeader, Hold, HoldInput, IdParams, noBody, problemResponse, rateLimited, userRefusals } from '../schemas.js';

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import * as room from '../../app/waitingRoom.js';
 import type { Context } from '../../app/context.js';
 import { requireRole, requireUser } from '../auth.js';
-import { limitQueueJoins } from '../client.js';
+import { limitQueueJoins } from '../rateLimitHooks.js';
 import { IdParams, problemResponse, rateLimited, roleRefusals, userRefusals } from '../schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
