@@ -8,6 +8,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { createShow } from '../support/catalog.js';
 import { overlappingSetsViolations, sameSeatViolations, type HoldAttempt } from '../support/holdChecks.js';
 import { seatRows, sleep, type SeatRow } from '../support/seatRows.js';
+import { endPool } from '../support/database.js';
 
 const CONTENDERS = 200;
 const TRIALS = 10;
@@ -77,7 +78,7 @@ describe('control: the same load through a naive read-then-write claim and throu
     await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.query('select pg_sleep(0.05)')));
   });
   afterAll(async () => {
-    await pool?.end();
+    if (pool) await endPool(pool);
     await t?.close();
   });
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { startTestService, type TestService } from '../support/service.js';
+import { endPool } from '../support/database.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import {
   BuyerHttp, bookUntilDefinitive, cancelUntilDone, checkInvariants, envInt, holdFreshSeats, newRecord, openWork, percentile,
@@ -84,7 +85,7 @@ describe('resilience: a chaotic payment provider', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await pool?.end().catch(() => {});
+    if (pool) await endPool(pool).catch(() => {});
     await t?.close();
   });
 

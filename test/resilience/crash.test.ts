@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, endPool, type TestDatabase } from '../support/database.js';
 import { HttpClient } from '../support/http.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import type { TestService } from '../support/service.js';
@@ -124,7 +124,7 @@ describe('resilience: SIGKILL the service while buyers pay', () => {
   afterAll(async () => {
     await service?.stop().catch(() => {});
     await sim?.close().catch(() => {});
-    await pool?.end().catch(() => {});
+    if (pool) await endPool(pool).catch(() => {});
     await db?.drop().catch(() => {});
   });
 

@@ -39,3 +39,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * End a test's own pool and wait until every connection has really closed. pg's
+ * `pool.end()` resolves once clients are asked to end, not once they have; a database
+ * dropped `with (force)` right after would terminate the stragglers, and the pool would
+ * raise that FATAL as an uncaught error.
+ */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  const closing: Promise<void>[] = [];
+  pool.on('remove', (client: pg.PoolClient) => {
+    closing.push(new Promise<void>((resolve) => client.once('end', () => resolve())));
+  });
+  await pool.end();
+  await Promise.all(closing);
+}
