@@ -15,6 +15,7 @@
 //
 //   npm run bench:overload   BENCH_BUYERS=5000 BENCH_ARRIVAL_SECONDS=10 BENCH_DB_DELAY_MS=10
 //   BENCH_UNLOADED_BUYERS=64 BENCH_UNLOADED_SECONDS=10 BENCH_MAX_SECONDS=90 (cap per loaded run)
+//   BENCH_B_MAX_SECONDS (cap of (b) alone, default BENCH_MAX_SECONDS: shorter while tuning (c))
 //   BENCH_ROWS=26 BENCH_SEATS_PER_ROW=300 BENCH_POOL_SIZE=20 BENCH_TIMEOUT_MS=3000
 //   BENCH_ADMIT_CEILING_PER_MINUTE (default: 1.5 × the unloaded goodput)
 import os from 'node:os';
@@ -89,6 +90,7 @@ runBenchmark(async () => {
   const unloadedN = envNumber('BENCH_UNLOADED_BUYERS', 64);
   const unloadedSeconds = envNumber('BENCH_UNLOADED_SECONDS', 10);
   const maxSeconds = envNumber('BENCH_MAX_SECONDS', 90);
+  const bMaxSeconds = envNumber('BENCH_B_MAX_SECONDS', maxSeconds);
   const rows = envNumber('BENCH_ROWS', 26);
   const seatsPerRow = envNumber('BENCH_SEATS_PER_ROW', 300);
   const poolSize = envNumber('BENCH_POOL_SIZE', 20);
@@ -157,9 +159,9 @@ runBenchmark(async () => {
   await service.stop();
 
   // (b) and (c): the crowd arrives at random within the arrival window.
-  const crowd = async (label: string, showId: string, waitingRoom: boolean): Promise<RunResult> => {
+  const crowd = async (label: string, showId: string, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
     const started = performance.now();
-    const m = market(showId, waitingRoom, started + maxSeconds * 1000);
+    const m = market(showId, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
     let done = 0;
     const stopProgress = progress(label, started, m, () => `, ${arrived} arrived, ${done} done` + (waitingRoom ? `, ${m.tally.admitted} admitted` : ''));
@@ -204,13 +206,13 @@ runBenchmark(async () => {
 
   note(`\n(b) ${buyersN} buyers within ${arrivalSeconds} s, no waiting room, purchase-path limit off`);
   service = await start(limitOff);
-  const b = await crowd('b', shows.b.showId, false);
+  const b = await crowd('b', shows.b.showId, false, bMaxSeconds);
   await service.stop();
 
   const ceiling = process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? envNumber('BENCH_ADMIT_CEILING_PER_MINUTE', 1) : Math.max(60, Math.round(1.5 * goodputA * 60));
   note(`\n(c) ${buyersN} buyers within ${arrivalSeconds} s, waiting room (admission ceiling ${ceiling}/min), purchase-path limit on`);
   service = await start({ WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) });
-  const c = await crowd('c', shows.c.showId, true);
+  const c = await crowd('c', shows.c.showId, true, maxSeconds);
   const view = await call(service.baseUrl, 'GET', `/v1/admin/shows/${shows.c.showId}/queue`, { token: await adminToken(service.baseUrl) });
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
   const serviceLogs = { count: service.logs.count, last: [...service.logs.last] };
@@ -250,6 +252,10 @@ runBenchmark(async () => {
     line('503 p99 ms', (r) => fixed(pct(r.tally.shed).p99, 2)),
     line('seat races lost (409)', (r) => String(r.tally.seatRacesLost)),
     line('queue: admitted / not yet', (r) => (r === c ? `${r.tally.admitted} / ${r.tally.notYet}` : '-')),
+    ...['queue join', 'admit', 'hold', 'booking'].map((kind) => line(`  ${kind}: p50 / p99 ms`, (r) => {
+      const l = r.tally.byKind.get(kind);
+      return l && l.length ? `${fixed(pct(l).p50, 1)} / ${fixed(pct(l).p99, 1)}` : '-';
+    })),
     line('every answer p99 ms', (r) => fixed(pct(r.tally.all).p99, 1)),
     line('every answer within 1 s at p99', (r) => (within1s(r) ? 'yes' : 'no')),
     line('buyers unfinished at the cap', (r) => String(r.unfinished)),
@@ -268,7 +274,7 @@ runBenchmark(async () => {
   for (const [g, ok] of goals) say(`  ${g}: ${ok === null ? 'no 503 was answered (nothing to measure)' : ok ? 'met' : 'MISSED'}`);
   say('');
   say(`notes: goodput of (a) = purchases completed in its ${unloadedSeconds} s window / ${unloadedSeconds} s (closed loop of ${unloadedN});`);
-  say(`       of (b) and (c) = purchases / seconds from the first arrival to the last purchase; every run is cut at ${maxSeconds} s.`);
+  say(`       of (b) and (c) = purchases / seconds from the first arrival to the last purchase; every run is cut at ${maxSeconds} s${bMaxSeconds !== maxSeconds ? ` ((b) at ${bMaxSeconds} s)` : ''}.`);
   say('       "every answer" = every request of every route (queue join, admit, hold, booking); a timeout counts as an answer after 3 s.');
   const statuses = (r: RunResult) => [...r.tally.statuses].sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}: ${v}`).join(', ');
   for (const r of runs) say(`answers of ${r.label}: ${statuses(r)}`);

@@ -24,6 +24,8 @@ export interface Tally {
   /** Hold and booking answers that were not 503. */
   decided: Latencies;
   shed: Latencies;
+  /** Every answer by route (queue join, admit, hold, booking), in ms. */
+  byKind: Map<string, Latencies>;
   statuses: Map<string, number>;
   seatRacesLost: number;
   gaveUp: number;
@@ -35,7 +37,7 @@ export interface Tally {
 export function newTally(): Tally {
   return {
     purchases: 0, purchaseTimes: [], seatsBought: 0, pending: 0, timeouts: new Map(), all: new Latencies(), purchasePath: new Latencies(),
-    decided: new Latencies(), shed: new Latencies(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0,
+    decided: new Latencies(), shed: new Latencies(), byKind: new Map(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0,
   };
 }
 
@@ -82,6 +84,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits as told, but not past the end of the run. */
 const wait = (m: Market, ms: number) => sleep(Math.max(0, Math.min(ms, m.stopAt - performance.now())));
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+const byKind = (t: Tally, kind: string): Latencies => {
+  let l = t.byKind.get(kind);
+  if (!l) t.byKind.set(kind, (l = new Latencies()));
+  return l;
+};
 
 export class BuyerClient {
   readonly agent: Agent;
@@ -103,6 +110,7 @@ export class BuyerClient {
       const ra = Number(res.headers['retry-after']);
       const json = text && String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
       m.tally.all.add(ms);
+      byKind(m.tally, kind).add(ms);
       bump(m.tally.statuses, `${kind} ${res.statusCode}${json?.code ? ` ${json.code}` : ''}`);
       if (kind === 'hold' || kind === 'booking') {
         m.tally.purchasePath.add(ms);
@@ -116,6 +124,7 @@ export class BuyerClient {
         bump(m.tally.timeouts, kind);
         // A request the buyer gave up on counts as an answer no faster than the timeout.
         m.tally.all.add(ms);
+        byKind(m.tally, kind).add(ms);
         return null;
       }
       bump(m.tally.statuses, `${kind} network ${(err as NodeJS.ErrnoException).code ?? (err as Error).name}`);

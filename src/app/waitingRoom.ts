@@ -55,13 +55,20 @@ function rateOf(ctx: Context, s: RoomState): number {
   return s.opened ? effectiveRate(s.rate ?? ctx.room.ratePerMinute(), s) : 0;
 }
 
-/** Seconds until a position is likely served (at least 1, at most MAX_POLL_SECONDS: ask again then). */
+/**
+ * Seconds until a position could be served at the earliest: counted at the fastest
+ * rate the room may reach (its ceiling, under the operators' cap), not at the
+ * controller's rate of the moment, so a buyer told "not yet" while the room was
+ * closed is back when it opens again rather than away for the slow rate's estimate.
+ * At least 1, at most MAX_POLL_SECONDS (ask again then).
+ */
 function retryAfter(ctx: Context, rule: ShowRule, s: RoomState, position: number | null): number {
   const nowMs = ctx.showRules.dbNow();
   if (!s.opened) return Math.max(1, Math.min(MAX_POLL_SECONDS, Math.ceil((rule.saleOpensAtMs - nowMs) / 1000)));
-  const rate = rateOf(ctx, s);
-  if (position === null || rate === 0) return position === null ? 1 : MAX_POLL_SECONDS / 3;
-  return Math.max(1, Math.min(MAX_POLL_SECONDS, Math.ceil(((position - s.serving) / rate) * 60)));
+  if (position === null) return 1;
+  const fastest = effectiveRate(ctx.room.ceilingPerMinute(), s);
+  if (fastest === 0) return MAX_POLL_SECONDS / 3;
+  return Math.max(1, Math.min(MAX_POLL_SECONDS, Math.ceil(((position - s.serving) / fastest) * 60)));
 }
 
 /** Joins the show's queue: one place per account; asking again answers the same place. */

@@ -95,11 +95,22 @@ export function isLogger(l: unknown): l is Logger {
   return typeof l === 'object' && l !== null && typeof (l as Logger).child === 'function' && typeof (l as Logger).info === 'function';
 }
 
+const shed = new WeakSet<FastifyRequest>();
+
+/**
+ * Marks a request the purchase-path limit refused: that 503 is the limit doing its
+ * job, thousands a second in a rush, so it is logged like any answer (info), not as
+ * a warning; operators watch it as boxoffice_purchase_rejections_total.
+ */
+export function markShed(request: FastifyRequest): void {
+  shed.add(request);
+}
+
 /**
  * At most one line per request, written when the answer has gone: method,
  * redacted URL, status, time and client in the message, the same as fields in
  * JSON. `quiet` requests (probes, scrapes) at debug; 5xx at error (503, a
- * refusal to try again later, at warn); everything else at info.
+ * refusal to try again later, at warn; a shed purchase at info); everything else at info.
  */
 export class RequestLines extends LogController {
   constructor(private readonly quiet: (path: string) => boolean) {
@@ -114,7 +125,7 @@ export class RequestLines extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
-    const level = status === 503 ? 'warn' : status >= 500 || error ? 'error' : this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    const level = status === 503 ? (shed.has(request) ? 'info' : 'warn') : status >= 500 || error ? 'error' : this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     request.log[level](
       { req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) },

@@ -6,11 +6,13 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHo
 import type { Context } from '../app/context.js';
 import type { PurchasePath } from '../waiting-room/purchaseLimits.js';
 import { sendProblem } from './problem.js';
+import { markShed } from './logging.js';
 
 export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHandler {
   const limit = ctx.purchaseLimits[path];
-  return function (_req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+  return function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (!limit.tryAcquire()) {
+      markShed(req);
       ctx.purchaseLimits.observe(path, 0, 503, true);
       void sendProblem(reply, 'OVERLOADED', 'too many purchases in flight on this instance; try again in a moment', { retry_after: 1 });
       return;

@@ -1,10 +1,16 @@
 // The admission controller: every few seconds it sets the rate at which waiting
 // rooms admit, from what the purchase path measured since its last tick — hold
-// latency, purchase-path rejections (503), connections waited for in the database
-// pool, and purchases completed. It closes when the system slows and opens when it
-// recovers, like TCP: halve at once on a sign of distress, then climb back by a
-// tenth of the ceiling per calm tick, never above the ceiling (the configured
-// rate), so recovery never overshoots what was already known to be safe.
+// latency against its calm level, and the share of purchases refused with 503. It
+// closes when the system slows and opens when it recovers, like TCP: it starts at
+// a quarter of the ceiling and grows by half per calm tick until the first sign of
+// distress (slow start: an opening is not met with the ceiling before anything was
+// measured); then it cuts at once — by as much as the holds slowed, between 15 %
+// and half, or by 30 % on refusals — and climbs back by a tenth of the ceiling per
+// calm tick, never above the ceiling (the configured rate), so recovery never
+// overshoots what was already known to be safe. Only ticks that measured holds
+// grow the rate: an idle room learns nothing about a higher one. Connections waited for in the database pool are reported, not acted on: a
+// pool that is always busy is what a sale at the database's pace looks like; only
+// when the waits make holds slow is it distress, and the latency says so.
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -34,22 +40,31 @@ export interface ControllerState {
   ticks: number;
 }
 
-const DECREASE = 0.5;
-const INCREASE_SHARE = 0.1;
+/** The cut on refusals; on slow holds the cut follows how slow (calm/now), within these bounds. */
+const DECREASE = 0.7;
+const DECREASE_MOST = 0.6;
+const DECREASE_LEAST = 0.9;
+/** Until its first sign of distress the controller starts low and grows by half per measured calm tick. */
+const START_SHARE = 0.25;
+const SLOW_START_GROWTH = 1.5;
+/** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
+const REJECTION_SHARE = 0.05;
+const INCREASE_SHARE = 0.05;
 // The calm latency is allowed to creep up 1 % a tick, so a lasting new normal is learned.
 const BASELINE_DRIFT = 1.01;
 const SLOW_FACTOR = 2;
-const SLOW_MARGIN_MS = 25;
+const SLOW_MARGIN_MS = 50;
 
 export class AdmissionController {
   private rate: number;
   private baseline: number | null = null;
+  private slowStart = true;
   private state: ControllerState;
 
-  constructor(private readonly ceiling: number, private readonly floor: number, private readonly poolSize: number) {
-    this.rate = ceiling;
+  constructor(private readonly ceiling: number, private readonly floor: number) {
+    this.rate = Math.max(floor, Math.min(ceiling, Math.ceil(ceiling * START_SHARE)));
     this.state = {
-      rate_per_minute: ceiling, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, hold_latency_ms: null, holds_per_second: 0,
+      rate_per_minute: this.rate, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, hold_latency_ms: null, holds_per_second: 0,
       rejections: 0, pool_waiting: 0, completions_per_second: 0, decision: 'start', reason: 'no measurement yet', ticks: 0,
     };
   }
@@ -68,20 +83,24 @@ export class AdmissionController {
     const slowAt = this.baseline === null ? null : Math.max(this.baseline * SLOW_FACTOR, this.baseline + SLOW_MARGIN_MS);
     let decision: ControllerState['decision'];
     let reason: string;
-    if (s.rejections > 0) {
+    if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
       [decision, reason] = ['close', `${s.rejections} purchases refused with 503`];
-    } else if (s.poolWaiting > this.poolSize / 2) {
-      [decision, reason] = ['close', `${s.poolWaiting} requests waiting for a database connection`];
     } else if (latency !== null && slowAt !== null && latency > slowAt) {
       [decision, reason] = ['close', `hold latency ${latency.toFixed(1)} ms over ${slowAt.toFixed(1)} ms`];
+    } else if (latency === null) {
+      [decision, reason] = ['hold', 'no holds to measure'];
     } else {
-      [decision, reason] = this.rate < this.ceiling ? ['open', 'calm'] : ['hold', 'calm, at the ceiling'];
+      [decision, reason] = this.rate < this.ceiling ? ['open', this.slowStart ? 'calm, starting' : 'calm'] : ['hold', 'calm, at the ceiling'];
     }
     if (decision === 'close') {
-      this.rate = Math.max(this.floor, Math.floor(this.rate * DECREASE));
-    } else {
-      this.rate = Math.min(this.ceiling, this.rate + Math.max(1, Math.ceil(this.ceiling * INCREASE_SHARE)));
-      if (latency !== null) this.baseline = this.baseline === null ? latency : Math.min(this.baseline * BASELINE_DRIFT, latency);
+      const cut = reason.startsWith('hold latency') ? Math.min(DECREASE_LEAST, Math.max(DECREASE_MOST, slowAt! / latency!)) : DECREASE;
+      this.rate = Math.max(this.floor, Math.round(this.rate * cut));
+      this.slowStart = false;
+    } else if (latency !== null) {
+      // Only a tick that measured holds says a higher rate is safe; an idle room keeps its rate.
+      const grown = this.slowStart ? Math.ceil(this.rate * SLOW_START_GROWTH) : this.rate + Math.ceil(this.ceiling * INCREASE_SHARE);
+      this.rate = Math.min(this.ceiling, Math.max(this.rate + 1, grown));
+      this.baseline = this.baseline === null ? latency : Math.min(this.baseline * BASELINE_DRIFT, latency);
     }
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);
     this.state = {

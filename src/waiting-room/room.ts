@@ -31,7 +31,7 @@ export class WaitingRoom {
     log?: TickerLog,
   ) {
     const w = config.waitingRoom;
-    this.controller = w.controlMs > 0 ? new AdmissionController(w.admitPerMinute, Math.min(w.minAdmitPerMinute, w.admitPerMinute), config.poolSize) : null;
+    this.controller = w.controlMs > 0 ? new AdmissionController(w.admitPerMinute, Math.min(w.minAdmitPerMinute, w.admitPerMinute)) : null;
     this.ticker = new RoomTicker(store, rules, w, () => this.ratePerMinute(), soldOut, log);
   }
 
@@ -55,6 +55,11 @@ export class WaitingRoom {
   /** The admission rate before operators' pause and cap: the controller's, or the configured one. */
   ratePerMinute(): number {
     return this.controller ? this.controller.ratePerMinute() : this.config.waitingRoom.admitPerMinute;
+  }
+
+  /** The fastest admission rate the rule may reach: the controller's ceiling, or the configured rate. */
+  ceilingPerMinute(): number {
+    return this.config.waitingRoom.admitPerMinute;
   }
 
   /** The room's state, reused for a moment: polls of a hot show come by the thousand a second. */

@@ -11,26 +11,39 @@ import { roomConfig } from './helpers.js';
 const calm = (over: Partial<Signals> = {}): Signals => ({ holdLatencyMs: 8, holds: 200, rejections: 0, poolWaiting: 0, completions: 50, windowMs: 2000, ...over });
 
 describe('the admission controller (pure)', () => {
-  it('closes within a tick of slow holds, then recovers to the ceiling without overshoot', () => {
-    const c = new AdmissionController(1200, 6, 20);
-    for (let i = 0; i < 5; i++) expect(c.tick(calm())).toBe(1200);
-    const slowed = [c.tick(calm({ holdLatencyMs: 90 })), c.tick(calm({ holdLatencyMs: 120 }))];
-    expect(slowed[0]).toBeLessThanOrEqual(600);
-    expect(slowed[1]).toBeLessThanOrEqual(300);
-    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 120 });
+  it('starts at a quarter of the ceiling and grows by half per measured calm tick, not on idle ticks', () => {
+    const c = new AdmissionController(1200, 6);
+    expect(c.ratePerMinute()).toBe(300);
+    expect(c.tick(calm({ holds: 0, holdLatencyMs: null }))).toBe(300);
+    expect([c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([450, 675, 1013, 1200]);
+  });
+
+  it('closes within a tick of slow holds, by as much as they slowed, then recovers to the ceiling without overshoot', () => {
+    const c = new AdmissionController(1200, 6);
+    for (let i = 0; i < 5; i++) c.tick(calm());
+    expect(c.ratePerMinute()).toBe(1200);
+    // calm 8 ms: slow beyond max(2 × 8, 8 + 50) = 58 ms
+    const slowed = [c.tick(calm({ holdLatencyMs: 62 })), c.tick(calm({ holdLatencyMs: 300 }))];
+    expect(slowed[0]).toBe(1020); // a little slow: the least cut, 15 %
+    expect(slowed[1]).toBe(510); // far too slow: halved
+    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 300 });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
+    expect(recovery[0]).toBe(630); // after distress: a tenth of the ceiling per tick, no more slow start
     expect(Math.max(...recovery)).toBe(1200);
     expect(recovery.at(-1)).toBe(1200);
   });
 
-  it('closes on purchase-path rejections and on a queue for database connections; tolerates a little latency', () => {
-    const c = new AdmissionController(1000, 6, 20);
-    c.tick(calm());
-    expect(c.tick(calm({ holdLatencyMs: 20 }))).toBe(1000); // under twice the calm latency plus 25 ms
-    expect(c.tick(calm({ rejections: 3 }))).toBe(500);
-    expect(c.tick(calm({ poolWaiting: 15 }))).toBe(250);
+  it('closes on a share of purchase-path rejections, not on a stray one nor on a busy pool; tolerates a little latency', () => {
+    const c = new AdmissionController(1000, 6);
+    for (let i = 0; i < 5; i++) c.tick(calm());
+    expect(c.tick(calm({ holdLatencyMs: 50 }))).toBe(1000); // under the calm latency plus 50 ms
+    expect(c.tick(calm({ rejections: 3 }))).toBe(1000); // 3 of 203: under 5 %
+    expect(c.tick(calm({ poolWaiting: 15 }))).toBe(1000); // every connection busy, holds still fast
+    expect(c.tick(calm({ rejections: 30 }))).toBe(700);
+    expect(c.view()).toMatchObject({ decision: 'close', reason: '30 purchases refused with 503' });
+    expect(c.tick(calm({ holds: 0, holdLatencyMs: null, rejections: 2 }))).toBe(490); // nothing but refusals
     for (let i = 0; i < 30; i++) c.tick(calm({ holdLatencyMs: 500 }));
     expect(c.ratePerMinute()).toBe(6); // never below its floor
   });
