@@ -3,7 +3,6 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { mustHaveMoved, type BookingStatus, type RefundStatus } from '../domain/states.js';
 import * as bookings from '../db/bookings.js';
-import { attachBooking } from '../db/idempotency.js';
 import { findHold } from '../db/holds.js';
 import type { Principal } from '../auth/tokens.js';
 import { about, applyPaymentOutcome, refundBooking } from './payments.js';
@@ -58,10 +57,9 @@ export async function book(
   const entered = await ctx.db.transaction(async (tx) => {
     const hold = await bookings.enterPayment(tx, {
       holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
-      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId,
+      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
     });
-    if (hold) await attachBooking(tx, buyer.userId, idempotencyKey, bookingId);
-    else if (await holdNeedsAdmission(tx, input.hold_id, buyer.userId, admittedShowId)) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
+    if (!hold && (await holdNeedsAdmission(tx, input.hold_id, buyer.userId, admittedShowId))) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
     return hold;
   });
   if (!entered) throw await notPayable(ctx, input.hold_id);
@@ -69,8 +67,8 @@ export async function book(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
   );
-  await applyPaymentOutcome(ctx, attemptId, outcome);
-  return bookingView((await bookings.findBooking(ctx.db, bookingId))!);
+  const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, bookingId);
+  return bookingView(confirmed ?? (await bookings.findBooking(ctx.db, bookingId))!);
 }
 
 /** Why a hold could not enter payment: it never existed (404), or it is not the caller's active hold (409). */

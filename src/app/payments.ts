@@ -9,52 +9,63 @@ import { mustHaveMoved } from '../domain/states.js';
 import type { ChargeOutcome } from '../payments/provider.js';
 import type { Context } from './context.js';
 
-export async function applyPaymentOutcome(ctx: Context, attemptId: string, outcome: ChargeOutcome): Promise<void> {
+/**
+ * Applies a payment's outcome to its booking; returns the booking as it stands
+ * after, when this call confirmed it (the caller need not read it again), else null.
+ * `bookingId` is given by the booking request, which has just created the attempt:
+ * no need to read it first.
+ */
+export async function applyPaymentOutcome(ctx: Context, attemptId: string, outcome: ChargeOutcome, bookingId?: string): Promise<bookings.BookingRow | null> {
   ctx.metrics.paymentOutcomes.inc({ outcome: outcome.kind });
   if (outcome.kind === 'unknown') {
     await payments.markAttemptUnknown(ctx.db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
-    const pending = await payments.findAttempt(ctx.db, attemptId);
-    ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: pending?.booking_id, reason: outcome.reason },
+    ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: bookingId ?? (await payments.findAttempt(ctx.db, attemptId))?.booking_id, reason: outcome.reason },
       'payment outcome unknown; the booking stays pending and the reconciler asks the provider again');
-    return;
+    return null;
   }
   // The same answer arriving again (the request's own answer, then its webhook, a
   // duplicate delivery, a late reconciler) was applied in the transaction that
   // recorded it: nothing to do, no transaction, no lock.
-  const known = await payments.findAttempt(ctx.db, attemptId);
-  if (!known || known.status === outcome.kind) return;
+  let known = bookingId;
+  if (!known) {
+    const attempt = await payments.findAttempt(ctx.db, attemptId);
+    if (!attempt || attempt.status === outcome.kind) return null;
+    known = attempt.booking_id;
+  }
   // What this call decided, logged once the transaction has committed.
-  const decided: { event?: { event: string; msg: string; [field: string]: unknown } } = {};
+  const decided: { event?: { event: string; msg: string; [field: string]: unknown }; confirmed?: bookings.BookingRow } = {};
   await ctx.db.transaction(async (tx) => {
-    const booking = await bookings.lockBooking(tx, known.booking_id);
+    const booking = await bookings.lockBooking(tx, known);
     if (!booking) return;
-    const failure = outcome.kind === 'failed' ? outcome.failure : null;
-    const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId, failure);
     const where = { holdId: booking.hold_id, showId: booking.show_id, bookingId: booking.booking_id };
 
-    if (outcome.kind === 'failed') {
-      if (firstWord && booking.status === 'pending') {
-        mustHaveMoved(await bookings.failBooking(tx, booking.booking_id), `booking ${booking.booking_id} pending → failed`);
-        mustHaveMoved(await bookings.returnSeatsToHold(tx, where), `hold ${booking.hold_id} paying → active`);
-        decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.failure.code, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
-      }
-      return;
-    }
-
-    // Money was taken. Book the seats where the hold still has them; otherwise refund.
-    if (booking.status === 'pending') {
-      const got = await bookings.bookSeats(tx, where);
-      if (got === booking.seats.length) {
-        mustHaveMoved(await bookings.confirmBooking(tx, booking.booking_id), `booking ${booking.booking_id} pending → confirmed`);
-        mustHaveMoved(await bookings.confirmHold(tx, booking.hold_id), `hold ${booking.hold_id} paying → confirmed`);
-        await enqueue(tx, 'ticket.issue', { booking_id: booking.booking_id });
+    if (outcome.kind === 'succeeded' && booking.status === 'pending') {
+      // Money was taken. The common case is one statement: the provider's word
+      // recorded, the seats booked, booking and hold confirmed, tickets queued.
+      const paid = await bookings.confirmPaidBooking(tx, { ...where, attemptId, paymentIntentId: outcome.paymentIntentId, seatCount: booking.seats.length });
+      if (paid.confirmed) {
+        if (!paid.hold_confirmed) throw new Error(`hold ${booking.hold_id}: not paying while its booking was pending`);
         decided.event = { event: 'booking.confirmed', ...about(booking), payment_intent: outcome.paymentIntentId, msg: 'booking confirmed' };
+        decided.confirmed = { ...booking, status: 'confirmed' };
         return;
       }
+      // The hold no longer had every seat: free what it had, refund below.
       await bookings.freeSeats(tx, where);
       mustHaveMoved(await bookings.holdLostSeats(tx, booking.hold_id), `hold ${booking.hold_id} paying → expired`);
+    } else {
+      const failure = outcome.kind === 'failed' ? outcome.failure : null;
+      const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId, failure);
+      if (outcome.kind === 'failed') {
+        if (firstWord && booking.status === 'pending') {
+          mustHaveMoved(await bookings.failBooking(tx, booking.booking_id), `booking ${booking.booking_id} pending → failed`);
+          mustHaveMoved(await bookings.returnSeatsToHold(tx, where), `hold ${booking.hold_id} paying → active`);
+          decided.event = { event: 'booking.failed', ...about(booking), reason: outcome.failure.code, msg: 'booking failed: the payment was refused; the seats are back in the hold' };
+        }
+        return;
+      }
+      if (booking.status === 'confirmed' || booking.status === 'cancelled') return; // this very payment, seen again
     }
-    if (booking.status === 'confirmed' || booking.status === 'cancelled') return; // this very payment, seen again
+    // Money was taken for seats the booking does not have: refund it.
     // Already refunded: this very payment seen again; the refund below is written once anyway.
     if (booking.status !== 'refunded') {
       mustHaveMoved(await bookings.markBookingRefunded(tx, booking.booking_id), `booking ${booking.booking_id} ${booking.status} → refunded`);
@@ -66,6 +77,7 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     const { msg, ...fields } = decided.event;
     ctx.log.info(fields, msg);
   }
+  return decided.confirmed ?? null;
 }
 
 /** What a business event says about a booking: ids and money, never a token, key or card. */

@@ -2,7 +2,7 @@
 // inside a transaction the caller opened (src/app/payments.ts, src/app/bookings.ts).
 import type { Queryable } from './client.js';
 import { BOOKING_MOVES, HOLD_MOVES, type BookingMove, type BookingStatus, type RefundStatus } from '../domain/states.js';
-import { bookPayingSeats, enterPaymentSeats, freeBookingSeats, returnSeatsToHeld } from './seatTransitions.js';
+import { bookMove, enterPaymentMove, freeBookingSeats, returnSeatsToHeld } from './seatTransitions.js';
 import { moveHold } from './holds.js';
 import { statusIn } from './statusGuard.js';
 
@@ -40,46 +40,53 @@ export async function listBookings(db: Queryable, userId: string): Promise<Booki
 }
 
 /**
- * Enters payment for the caller's active hold: the hold becomes `paying` (its
- * expiry extended once, on the first attempt), its seats `paying` (locked in seat
- * order), and a pending booking with one payment attempt is recorded — all
- * before the provider is called. Null when the hold is not the caller's active one,
- * or its show has started (a seat for a show already running is not sold), or its
- * show sells through a waiting room and `admittedShowId` (the show of the caller's
- * verified admission token) is not that show.
+ * Enters payment for the caller's active hold, in one statement (one round trip):
+ * the hold becomes `paying` (its expiry extended once, on the first attempt), its
+ * seats `paying` (locked in seat order), a pending booking with one payment attempt
+ * is recorded and the request's idempotency key notes the booking — all before the
+ * provider is called. Null when the hold is not the caller's active one, or its show
+ * has started (a seat for a show already running is not sold), or its show sells
+ * through a waiting room and `admittedShowId` (the show of the caller's verified
+ * admission token) is not that show. Run it in a transaction: a hold whose seats
+ * are not all its own throws, and the transaction undoes the statement.
  */
 export async function enterPayment(
   tx: Queryable,
-  p: { holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string; reconcileAfterSeconds: number; admittedShowId: string | null },
+  p: {
+    holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string;
+    reconcileAfterSeconds: number; admittedShowId: string | null; idempotencyKey: string;
+  },
 ): Promise<{ show_id: string; seats: string[]; amount: number; currency: string } | null> {
-  const hold = await tx.query<{ show_id: string; seats: string[]; amount: number; currency: string; expires_at: Date }>(
-    `update holds h
-        set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
-            expires_at = case when h.extended then h.expires_at
-                              else bo_now() + make_interval(secs => s.hold_ttl_seconds) end
-       from shows s
-      where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
-        and s.id = h.show_id and s.starts_at > bo_now()
-        and (not s.waiting_room or s.id = $3)
-     returning h.show_id, h.seats, h.amount, h.currency, h.expires_at`,
-    [p.holdId, p.userId, p.admittedShowId],
+  const hold = `hold as (
+       update holds h
+          set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
+              expires_at = case when h.extended then h.expires_at
+                                else bo_now() + make_interval(secs => s.hold_ttl_seconds) end
+         from shows s
+        where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
+          and s.id = h.show_id and s.starts_at > bo_now()
+          and (not s.waiting_room or s.id = $3)
+       returning h.show_id, h.seats, h.amount, h.currency, h.expires_at
+     )`;
+  const r = await tx.query<{ show_id: string; seats: string[]; amount: number; currency: string; paying: number }>(
+    `${enterPaymentMove(hold, '(select show_id from hold)', '$1', '(select expires_at from hold)')},
+     booking as (
+       insert into bookings (id, hold_id, user_id, show_id, amount, currency, status, payment_method)
+       select $4, $1, $2, show_id, amount, currency, 'pending', $5 from hold
+     ), attempt as (
+       insert into payment_attempts (id, booking_id, hold_id, amount, currency, payment_method, status, next_check_at)
+       select $6, $4, $1, amount, currency, $5, 'created', bo_now() + make_interval(secs => $7::int) from hold
+     ), keyed as (
+       update idempotency_keys set booking_id = $4 where user_id = $2 and key = $8 and exists (select 1 from hold)
+     )
+     select show_id, seats, amount, currency, (select count(*) from moved)::int as paying from hold`,
+    [p.holdId, p.userId, p.admittedShowId, p.bookingId, p.paymentMethod, p.attemptId, p.reconcileAfterSeconds, p.idempotencyKey],
   );
-  const h = hold.rows[0];
+  const h = r.rows[0];
   if (!h) return null;
-  const seats = await enterPaymentSeats(tx, { showId: h.show_id, holdId: p.holdId, until: h.expires_at });
   // An unexpired hold's seats cannot have been claimed by anyone else.
-  if (seats.length !== h.seats.length) throw new Error(`hold ${p.holdId} owns ${seats.length} of its ${h.seats.length} seats`);
-  await tx.query(
-    `insert into bookings (id, hold_id, user_id, show_id, amount, currency, status, payment_method)
-     values ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
-    [p.bookingId, p.holdId, p.userId, h.show_id, h.amount, h.currency, p.paymentMethod],
-  );
-  await tx.query(
-    `insert into payment_attempts (id, booking_id, hold_id, amount, currency, payment_method, status, next_check_at)
-     values ($1, $2, $3, $4, $5, $6, 'created', bo_now() + make_interval(secs => $7))`,
-    [p.attemptId, p.bookingId, p.holdId, h.amount, h.currency, p.paymentMethod, p.reconcileAfterSeconds],
-  );
-  return h;
+  if (h.paying !== h.seats.length) throw new Error(`hold ${p.holdId} owns ${h.paying} of its ${h.seats.length} seats`);
+  return { show_id: h.show_id, seats: h.seats, amount: h.amount, currency: h.currency };
 }
 
 /** Locks the booking row so that outcomes arriving together (answer, webhook, reconciler) apply once. */
@@ -87,15 +94,41 @@ export async function lockBooking(tx: Queryable, bookingId: string): Promise<Boo
   return (await tx.query<BookingRow>(`${BOOKING} where b.id = $1 for update of b`, [bookingId])).rows[0] ?? null;
 }
 
-/** Books the hold's paying seats for this booking and records them sold. Returns how many seats it got. */
-export async function bookSeats(tx: Queryable, b: { bookingId: string; holdId: string; showId: string }): Promise<number> {
-  const seats = await bookPayingSeats(tx, b);
-  await tx.query(
-    `insert into booking_seats (booking_id, show_id, seat_id, sold)
-     select $1, $2, seat_id, true from unnest($3::text[]) as seat_id`,
-    [b.bookingId, b.showId, seats],
+/**
+ * A payment that succeeded, applied to its pending booking in one statement: the
+ * attempt records the provider's word (unless it had one), the hold's paying seats
+ * become booked and are recorded sold, and — only when every seat of the booking
+ * was still the hold's — the booking and the hold are confirmed and the tickets
+ * queued. `booked` below `seatCount` means seats were lost: the caller frees what
+ * was booked and refunds, in the same transaction.
+ */
+export async function confirmPaidBooking(
+  tx: Queryable,
+  b: { bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number },
+): Promise<{ booked: number; confirmed: boolean; hold_confirmed: boolean }> {
+  const attempt = `attempt as (
+       update payment_attempts set status = 'succeeded', provider_payment_id = coalesce($5, provider_payment_id), resolved_at = now(),
+              failure_code = null, failure_message = null
+        where id = $4 and status in ('created', 'unknown')
+     )`;
+  const r = await tx.query<{ booked: number; confirmed: boolean; hold_confirmed: boolean }>(
+    `${bookMove(attempt, '$3', '$2', '$1')},
+     sold as (
+       insert into booking_seats (booking_id, show_id, seat_id, sold) select $1, $3, seat_id, true from moved
+     ), booking as (
+       update bookings set status = '${BOOKING_MOVES.confirm.to}', updated_at = now()
+        where id = $1 and ${statusIn(BOOKING_MOVES.confirm.from)} and (select count(*) from moved) = $6::int
+       returning id
+     ), hold as (
+       update holds set status = '${HOLD_MOVES.confirm.to}' where id = $2 and ${statusIn(HOLD_MOVES.confirm.from)} and exists (select 1 from booking)
+       returning id
+     ), tickets as (
+       insert into outbox (topic, payload) select 'ticket.issue', jsonb_build_object('booking_id', id) from booking
+     )
+     select (select count(*) from moved)::int as booked, exists (select 1 from booking) as confirmed, exists (select 1 from hold) as hold_confirmed`,
+    [b.bookingId, b.holdId, b.showId, b.attemptId, b.paymentIntentId, b.seatCount],
   );
-  return seats.length;
+  return r.rows[0]!;
 }
 
 /** After a decline: the hold is active again until its (already extended) expiry, its seats held. Returns the hold rows changed. */

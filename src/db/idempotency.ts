@@ -53,11 +53,6 @@ export async function renewKey(db: Queryable, userId: string, key: string, lease
   );
 }
 
-/** Remembers which booking the request created, in the transaction that created it. */
-export async function attachBooking(tx: Queryable, userId: string, key: string, bookingId: string): Promise<void> {
-  await tx.query('update idempotency_keys set booking_id = $3 where user_id = $1 and key = $2', [userId, key, bookingId]);
-}
-
 export async function storeAnswer(db: Queryable, userId: string, key: string, status: number, body: unknown): Promise<void> {
   await db.query(
     `update idempotency_keys set state = 'done', lease_until = null, response_status = $3, response_body = $4

@@ -109,23 +109,31 @@ export async function expireSeats(db: Queryable, batch: number): Promise<{ show_
   return r.rows;
 }
 
+/**
+ * enter payment as CTEs (`mine`, `moved`) after the statement's own `before` CTEs,
+ * for a statement that records the booking beside it in one round trip
+ * (src/db/bookings.ts); `show`, `hold` and `until` are SQL expressions.
+ */
+export function enterPaymentMove(before: string, show: string, hold: string, until: string): string {
+  return seatMove({ move: 'enterPayment', before, where: `s.show_id = ${show} and s.hold_id = ${hold}`, set: `hold_expires_at = ${until}` });
+}
+
+/** book as CTEs, the same way: the hold's paying seats become booked by the booking. */
+export function bookMove(before: string, show: string, hold: string, booking: string): string {
+  return seatMove({
+    move: 'book', before, where: `s.show_id = ${show} and s.hold_id = ${hold}`,
+    set: `booking_id = ${booking}, hold_expires_at = null, version = nextval('seat_version_seq')`,
+  });
+}
+
 /** enter payment: the hold's held seats become paying until `until` (never reclaimed by expiry). */
 export async function enterPaymentSeats(tx: Queryable, s: { showId: string; holdId: string; until: Date }): Promise<string[]> {
-  return seatIds(tx,
-    `${seatMove({ move: 'enterPayment', where: 's.show_id = $1 and s.hold_id = $2', set: 'hold_expires_at = $3' })}
-     ${SEAT_IDS}`,
-    [s.showId, s.holdId, s.until]);
+  return seatIds(tx, `${enterPaymentMove('', '$1', '$2', '$3')} ${SEAT_IDS}`, [s.showId, s.holdId, s.until]);
 }
 
 /** book: the hold's paying seats become booked by this booking. */
 export async function bookPayingSeats(tx: Queryable, s: { showId: string; holdId: string; bookingId: string }): Promise<string[]> {
-  return seatIds(tx,
-    `${seatMove({
-      move: 'book', where: 's.show_id = $1 and s.hold_id = $2',
-      set: `booking_id = $3, hold_expires_at = null, version = nextval('seat_version_seq')`,
-    })}
-     ${SEAT_IDS}`,
-    [s.showId, s.holdId, s.bookingId]);
+  return seatIds(tx, `${bookMove('', '$1', '$2', '$3')} ${SEAT_IDS}`, [s.showId, s.holdId, s.bookingId]);
 }
 
 /** back to held (a declined payment): the hold's paying seats are held again until the hold's expiry. */
