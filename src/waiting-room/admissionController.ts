@@ -4,8 +4,8 @@
 // closes when the system slows and opens when it recovers, like TCP: it starts at
 // a quarter of the ceiling and grows by half per calm tick until the first sign of
 // distress (slow start: an opening is not met with the ceiling before anything was
-// measured); then it cuts at once — by as much as the holds slowed, between 15 %
-// and half, or by 30 % on refusals — and climbs back by a tenth of the ceiling per
+// measured); then it cuts at once — by as much as the holds slowed, between 10 %
+// and 40 %, or by 30 % on refusals — and climbs back by a twentieth of the ceiling per
 // calm tick, never above the ceiling (the configured rate), so recovery never
 // overshoots what was already known to be safe. Only ticks that measured holds
 // grow the rate: an idle room learns nothing about a higher one. Connections waited for in the database pool are reported, not acted on: a

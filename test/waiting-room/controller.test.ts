@@ -24,13 +24,13 @@ describe('the admission controller (pure)', () => {
     expect(c.ratePerMinute()).toBe(1200);
     // calm 8 ms: slow beyond max(2 × 8, 8 + 50) = 58 ms
     const slowed = [c.tick(calm({ holdLatencyMs: 62 })), c.tick(calm({ holdLatencyMs: 300 }))];
-    expect(slowed[0]).toBe(1020); // a little slow: the least cut, 15 %
-    expect(slowed[1]).toBe(510); // far too slow: halved
+    expect(slowed[0]).toBe(1080); // a little slow: the least cut, 10 %
+    expect(slowed[1]).toBe(648); // far too slow: the most, 40 %
     expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 300 });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
-    expect(recovery[0]).toBe(630); // after distress: a tenth of the ceiling per tick, no more slow start
+    expect(recovery[0]).toBe(708); // after distress: a twentieth of the ceiling per tick, no more slow start
     expect(Math.max(...recovery)).toBe(1200);
     expect(recovery.at(-1)).toBe(1200);
   });

@@ -18,7 +18,7 @@ let second: Service;
 let b: HttpClient;
 
 beforeAll(async () => {
-  a = await startTestService({ payments: {}, config: roomConfig(redis.prefix, { admitPerMinute: 600 }) });
+  a = await startTestService({ payments: {}, config: roomConfig(redis.prefix, { admitPerMinute: 600, controlMs: 0 }) }); // the fixed rate: what is shared is under test
   second = await openService(a.service.ctx.config); // the same database and Redis prefix
   await second.app.listen({ host: '127.0.0.1', port: 0 });
   b = new HttpClient(`http://127.0.0.1:${(second.app.server.address() as { port: number }).port}`);
