@@ -43,6 +43,8 @@ export interface Config {
   rateLimits: RateLimitSettings;
   /** Stored Idempotency-Key answers older than this are forgotten (and swept). */
   idempotencyTtlHours: number;
+  /** BOXOFFICE_SYNTHETIC_BUYERS=1: POST /v1/admin/synthetic-buyers exists (rehearsals, load tests); otherwise it is a 404. */
+  syntheticBuyers: boolean;
   waitingRoom: WaitingRoomSettings;
   /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
   purchaseConcurrency: { initial: number; min: number; max: number };
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'boxoffice:rl',
     rateLimits: rateLimitSettings(env),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
+    syntheticBuyers: env.BOXOFFICE_SYNTHETIC_BUYERS === '1',
     waitingRoom: Object.freeze({
       admitPerMinute: int(env, 'WAITING_ROOM_ADMIT_PER_MINUTE', 600, 0),
       graceSeconds: int(env, 'WAITING_ROOM_GRACE_SECONDS', 120, 1),

@@ -4,7 +4,7 @@ import { newId } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import type { Role } from '../auth/tokens.js';
 import { randomBytes } from 'node:crypto';
-import { countAdmins, findUserByEmail, findUserRole, insertUser, setUserRole, upsertAdmin } from '../db/users.js';
+import { countAdmins, findUserByEmail, findUserRole, insertUser, NO_PASSWORD, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
 import { accountOfEmail } from '../domain/rateLimits.js';
 import { rateLimitedError, throttleOrThrow, type Client } from './throttle.js';
@@ -40,8 +40,10 @@ export async function signIn(ctx: Context, input: { email: string; password: str
   const user = await findUserByEmail(ctx.db, input.email);
   // Compare against some hash even for unknown emails, so timing does not reveal accounts.
   dummyHash ??= hashPassword('not-a-real-password');
-  const ok = await verifyPassword(input.password, user?.password_hash ?? (await dummyHash));
-  if (!user || !ok) {
+  // An account without a password (a synthetic buyer) is compared against it too, and refused.
+  const usable = user && user.password_hash !== NO_PASSWORD ? user.password_hash : null;
+  const ok = await verifyPassword(input.password, usable ?? (await dummyHash));
+  if (!user || !usable || !ok) {
     if (!client.exempt) await ctx.rateLimits.signInFailed(account);
     throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
   }

@@ -19,6 +19,18 @@ export async function insertUser(db: Queryable, u: Omit<UserRow, 'role'> & { rol
   return r.rowCount === 1;
 }
 
+/** A password hash no password verifies: the mark of an account that cannot sign in. */
+export const NO_PASSWORD = '!';
+
+/** Inserts synthetic buyers (role `user`, no password) under a label, in one statement. */
+export async function insertSyntheticUsers(db: Queryable, ids: readonly string[], label: string): Promise<void> {
+  await db.query(
+    `insert into users (id, email, password_hash, name, role, synthetic_label)
+     select id, id || '@synthetic.invalid', '${NO_PASSWORD}', 'Synthetic buyer (' || $2 || ')', 'user', $2 from unnest($1::text[]) as id`,
+    [ids, label],
+  );
+}
+
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {
   const r = await db.query<UserRow>('select id, email, password_hash, name, role from users where lower(email) = lower($1)', [email]);
   return r.rows[0] ?? null;

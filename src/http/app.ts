@@ -20,6 +20,7 @@ import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
 import queueRoutes from './routes/queue.js';
+import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
 
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
@@ -73,7 +74,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   app.addHook('onRoute', refuseUnknownQueryParameters);
   app.addHook('onRoute', declareCommonAnswers);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
     await app.register(routes, { ctx });
   }
   return app;
