@@ -9,9 +9,9 @@
 //   (b) BENCH_BUYERS buyers arriving at random within BENCH_ARRIVAL_SECONDS, no
 //       waiting room, the purchase-path concurrency limit off (fixed at 1,000,000);
 //   (c) the same crowd at a waiting-room show, the limit on (its defaults).
-// Buyer accounts are written straight into the bench database (one precomputed
-// scrypt hash; bearer tokens signed with the secret the service is given): the
-// bench measures the purchase path, not 5,000 sign-ups.
+// Buyer accounts come from the service's synthetic-buyers route (the service runs
+// with BOXOFFICE_SYNTHETIC_BUYERS=1): the bench measures the purchase path, not
+// 5,000 sign-ups.
 //
 //   npm run bench:overload   BENCH_BUYERS=5000 BENCH_ARRIVAL_SECONDS=10 BENCH_DB_DELAY_MS=10
 //   BENCH_UNLOADED_BUYERS=64 BENCH_UNLOADED_SECONDS=10 BENCH_MAX_SECONDS=90 (cap per loaded run)
@@ -20,16 +20,12 @@
 //   BENCH_ADMIT_CEILING_PER_MINUTE (default: 1.5 × the unloaded goodput)
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { runBenchmark } from './lib/cleanup.js';
 import { ADMIN_URL, createBenchDatabase } from './lib/db.js';
 import { freePort, startDelayProxy, startService, type Child } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
-import { hashPassword } from '../src/auth/passwords.js';
-import { UserTokens } from '../src/auth/tokens.js';
-import { newId } from '../src/domain/ids.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const note = (s: string) => process.stderr.write(`${s}\n`);
@@ -50,23 +46,13 @@ interface RunResult {
   timeline: string[][];
 }
 
-/** Buyer accounts straight into the database: one scrypt hash for all, tokens signed like the service's. */
-async function seedBuyers(url: string, n: number, secret: string): Promise<BuyerAccount[]> {
-  const hash = await hashPassword('bench-password-1');
-  const tokens = new UserTokens(secret, 86_400);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+/** Buyer accounts from the service's synthetic-buyers route (BOXOFFICE_SYNTHETIC_BUYERS=1), 10,000 a request at most. */
+async function syntheticBuyers(baseUrl: string, admin: string, n: number): Promise<BuyerAccount[]> {
   const out: BuyerAccount[] = [];
-  try {
-    for (let start = 0; start < n; start += 1000) {
-      const ids = Array.from({ length: Math.min(1000, n - start) }, () => newId('usr'));
-      const emails = ids.map((_, k) => `crowd-${start + k + 1}@bench.example`);
-      await client.query(`insert into users (id, email, password_hash) select * from unnest($1::text[], $2::text[], array_fill($3::text, array[$4::int]))`,
-        [ids, emails, hash, ids.length]);
-      for (const id of ids) out.push({ userId: id, token: await tokens.issue({ userId: id, role: 'user' }) });
-    }
-  } finally {
-    await client.end();
+  for (let start = 0; start < n; start += 10_000) {
+    const r = await call(baseUrl, 'POST', '/v1/admin/synthetic-buyers', { token: admin, body: { count: Math.min(10_000, n - start), label: 'bench:overload' } });
+    if (r.status !== 201) throw new Error(`synthetic buyers: ${r.status} ${JSON.stringify(r.body)}`);
+    for (const b of r.body.buyers as { user_id: string; token: string }[]) out.push({ userId: b.user_id, token: b.token });
   }
   return out;
 }
@@ -110,6 +96,7 @@ runBenchmark(async () => {
   const baseEnv = {
     DB_POOL_SIZE: String(poolSize),
     BOXOFFICE_TOKEN_SECRET: secret,
+    BOXOFFICE_SYNTHETIC_BUYERS: '1',
     RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1',
     RATE_LIMIT_PREFIX: `bo_bench:${randomBytes(6).toString('hex')}`,
     WAITING_ROOM_PREFIX: `bo_bench_wr:${randomBytes(6).toString('hex')}`,
@@ -130,7 +117,7 @@ runBenchmark(async () => {
   const shows = { a: await showOf(false), b: await showOf(false), c: await showOf(true) };
   const allSeats = shows.a.rows.flatMap((r) => Array.from({ length: seatsPerRow }, (_, k) => `${r}${k + 1}`));
   note(`three shows of ${allSeats.length} seats (${rows} rows × ${seatsPerRow}); writing ${buyersN} buyer accounts into the database…`);
-  const accounts = await seedBuyers(db.url, Math.max(buyersN, unloadedN), secret);
+  const accounts = await syntheticBuyers(service.baseUrl, admin, Math.max(buyersN, unloadedN));
   note(`  ${accounts.length} accounts`);
 
   const client = new BuyerClient(Math.max(buyersN, unloadedN));
@@ -234,7 +221,7 @@ runBenchmark(async () => {
   say(`   service: DB_POOL_SIZE ${poolSize}, loopback exempt from rate limits; (a), (b) PURCHASE_CONCURRENCY fixed at 1,000,000; (c) limit at its defaults, WAITING_ROOM_ADMIT_PER_MINUTE ${ceiling}` +
     `${process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? '' : ' (1.5 × the goodput of (a))'}, queue store ${process.env.REDIS_URL ? 'Redis' : 'in process'}`);
   say(`   ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; buyers, service, proxy and PostgreSQL share them; load average ${fixed(loadStart, 1)} at start, ${fixed(os.loadavg()[0]!, 1)} at end`);
-  say(`   buyer accounts written into the database directly (one scrypt hash, tokens signed with the service's secret), not signed up through the API`);
+  say('   buyer accounts from POST /v1/admin/synthetic-buyers (no sign-ups: the bench measures the purchase path, not scrypt)');
   say('');
   say(table(['', '(a) unloaded', '(b) crowd, no room, no limit', '(c) crowd, room + limit'], [
     line('buyers', (r) => (r === a ? `${r.buyers} (closed loop)` : `${r.buyers} in ${arrivalSeconds} s`)),
