@@ -110,7 +110,14 @@ export class SeatStreams {
     if (!sink.write(`retry: ${this.settings.retryMs}\n\n`)) return this.drop(v, 'slow');
     const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : null;
     if (resumeFrom !== null) {
-      const missed = this.feed.buffer(v.showId)?.since(resumeFrom);
+      let missed = this.feed.buffer(v.showId)?.since(resumeFrom);
+      // An id newer than this instance has read (the viewer came from a faster
+      // instance, or a map read published it): catch up once before giving up.
+      if (!missed && resumeFrom > (this.feed.buffer(v.showId)?.last ?? -1)) {
+        await this.feed.catchUp();
+        if (v.closed) return;
+        missed = this.feed.buffer(v.showId)?.since(resumeFrom);
+      }
       if (missed) {
         v.last = resumeFrom;
         return this.attach(v, missed);

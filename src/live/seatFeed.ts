@@ -45,6 +45,12 @@ export class SeatFeed {
     return this.loop.runOnce();
   }
 
+  /** Returns once a pass that started after this call has read what was published (a pass in progress may have read before). */
+  async catchUp(): Promise<void> {
+    await this.loop.runOnce();
+    await this.loop.runOnce();
+  }
+
   listen(l: FeedListener): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
