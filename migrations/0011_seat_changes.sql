@@ -7,8 +7,10 @@
 -- Written only by publish_seat_changes(); read with the seats in one statement.
 alter table shows add column map_version bigint not null default 0;
 
+-- No primary key: the publisher finds its rows by the partial index and updates
+-- them by ctid (it alone changes them, under its lock), and each index costs every
+-- seat write (docs/live-map.md, measured).
 create table seat_changes (
-  id bigserial primary key,
   show_id text not null,
   seat_id text not null,
   -- As the map shows it: available, held or booked (paying shows as held).
@@ -22,7 +24,7 @@ create table seat_changes (
   published_seq bigint,
   published_at timestamptz
 );
-create index seat_changes_unpublished on seat_changes (seat_version, id) where published_seq is null;
+create index seat_changes_unpublished on seat_changes (seat_version) where published_seq is null;
 create index seat_changes_published on seat_changes (published_seq) where published_seq is not null;
 
 -- The last published batch number. Batches are consecutive (a rolled-back publish
@@ -87,9 +89,9 @@ begin
   -- Oldest seat_version first, so a cut by p_limit never publishes a seat's later
   -- change before its earlier one (docs/live-map.md, the proof).
   with pending as materialized (
-    select c.id, c.show_id from seat_changes c
+    select c.ctid as row_id, c.show_id from seat_changes c
      where c.published_seq is null
-     order by c.seat_version, c.id
+     order by c.seat_version
      limit p_limit
   ), versioned as (
     update shows s set map_version = s.map_version + 1
@@ -99,7 +101,7 @@ begin
     update seat_changes c
        set map_version = v.map_version, published_seq = v_batch, published_at = clock_timestamp()
       from pending p join versioned v on v.id = p.show_id
-     where c.id = p.id
+     where c.ctid = p.row_id
     returning c.show_id
   )
   select count(*), count(distinct show_id) into v_changes, v_shows from published;
