@@ -191,4 +191,32 @@ describe('the seat map stream', () => {
     expect(metrics).toMatch(/boxoffice_seat_stream_refused_total [1-9]/);
     await closeAll();
   });
+
+  it('drops a viewer that cannot keep up (its sink refuses more), counts it, and lets it resume', async () => {
+    const { showId } = await createShow(t, { rows: 1, seatsPerRow: 6 });
+    const written: string[] = [];
+    let ended = false;
+    // A sink whose queue is full once a delta comes: what src/http/sse.ts reports for a viewer that stopped reading.
+    const sink = { write: (text: string) => { written.push(text); return !text.includes('event: delta'); }, end: () => { ended = true; } };
+    const slow = await t.service.ctx.seatStreams.open({ showId });
+    await slow.start(sink);
+    expect(written[1]).toMatch(/^id: \d+\nevent: snapshot\n/);
+    expect(t.service.ctx.seatStreams.viewerCount).toBe(1);
+    await hold(showId, ['A1']);
+    const end = Date.now() + 3000;
+    while (!ended && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(ended).toBe(true);
+    expect(t.service.ctx.seatStreams.viewerCount).toBe(0);
+    const deltas = written.filter((w) => w.includes('event: delta'));
+    expect(deltas).toHaveLength(1);
+    const dropped = await t.service.ctx.metrics.registry.getSingleMetricAsString('boxoffice_seat_stream_dropped_total');
+    expect(dropped).toMatch(/boxoffice_seat_stream_dropped_total\{reason="slow"\} 1/);
+    // It resumes where it was dropped: the delta it was sent is not sent again.
+    const lastSent = /^id: (\d+)/.exec(deltas[0]!)![1]!;
+    await hold(showId, ['A2']);
+    const resumed = await stream(showId, { lastEventId: lastSent });
+    await resumed.until('the next delta', () => resumed.events.length >= 1);
+    expect(resumed.events[0]).toMatchObject({ event: 'delta', id: String(Number(lastSent) + 1) });
+    await closeAll();
+  });
 });
