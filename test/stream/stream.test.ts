@@ -96,6 +96,22 @@ describe('the seat map stream', () => {
     await closeAll();
   });
 
+  it('sends an expiry as a delta within 2 s after expires_at (the sweeper, through the same feed)', async () => {
+    const { showId } = await createShow(t, { rows: 1, seatsPerRow: 4, hold_ttl_seconds: 1 });
+    const c = await stream(showId);
+    const f = new MapFollower();
+    await c.until('snapshot', () => { f.apply(c); return f.version !== null; });
+    const r = await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['A3'] }, buyer.token);
+    expect(r.status).toBe(201);
+    await c.until('the hold', () => { f.apply(c); return f.seats.get('A3') === 'held'; });
+    await c.until('the expiry', () => { f.apply(c); return f.seats.get('A3') === 'available'; }, 4000);
+    const late = c.events.at(-1)!.at - Date.parse(r.body.expires_at);
+    console.log(`expiry delta ${late} ms after expires_at`);
+    expect(late).toBeLessThanOrEqual(2000);
+    expect(f.problems).toEqual([]);
+    await closeAll();
+  });
+
   it('resumes from Last-Event-ID with the missed deltas only; too old or not a version: a fresh snapshot', async () => {
     const { showId } = await createShow(t, { rows: 2, seatsPerRow: 10 });
     await hold(showId, ['A1']); // so this instance has deltas of the show
