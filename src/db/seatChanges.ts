@@ -1,6 +1,6 @@
-// The seat change feed's SQL (docs/live-map.md): publishing committed changes
-// with their map versions, and reading published batches in order. The rows are
-// written by a trigger on show_seats (migrations/0011_seat_changes.sql).
+// The seat change feed's SQL (docs/live-map.md): publishing committed changes as
+// per-show deltas with their map versions, and reading published batches in order.
+// The changes are written by a trigger on show_seats (migrations/0011_seat_changes.sql).
 import type { Queryable } from './client.js';
 
 export interface PublishResult {
@@ -24,14 +24,12 @@ export async function publishPending(db: Queryable): Promise<void> {
   await publishSeatChanges(db, { limit: 5000, keepSeconds: null, wait: true });
 }
 
-export interface PublishedChange {
+export interface PublishedDelta {
   published_seq: number;
   show_id: string;
-  seat_id: string;
-  status: 'available' | 'held' | 'booked';
-  seat_version: number;
   map_version: number;
-  /** From the write to this read, by the database clock. */
+  changes: { seat: string; status: 'available' | 'held' | 'booked' }[];
+  /** From the oldest write in the delta to this read, by the database clock. */
   lag_seconds: number;
 }
 
@@ -42,18 +40,18 @@ export async function lastPublishedBatch(db: Queryable): Promise<number> {
 }
 
 /**
- * The changes of batches after `after`, at most `batches` of them, in batch order.
+ * The deltas of batches after `after`, at most `batches` of them, in batch order.
  * Batches commit in number order (one publisher at a time), so what this returns
  * is always a run of whole batches with nothing missing before it, unless
  * retention deleted it (the caller checks the first number).
  */
-export async function publishedChanges(db: Queryable, after: number, batches: number): Promise<PublishedChange[]> {
-  const r = await db.query<PublishedChange>(
-    `select published_seq, show_id, seat_id, status, seat_version, map_version,
-            extract(epoch from clock_timestamp() - changed_at)::float8 as lag_seconds
-       from seat_changes
+export async function publishedDeltas(db: Queryable, after: number, batches: number): Promise<PublishedDelta[]> {
+  const r = await db.query<PublishedDelta>(
+    `select published_seq, show_id, map_version, changes,
+            extract(epoch from clock_timestamp() - oldest_change_at)::float8 as lag_seconds
+       from seat_deltas
       where published_seq > $1 and published_seq <= $1 + $2
-      order by published_seq, show_id, seat_version`,
+      order by published_seq, show_id`,
     [after, batches],
   );
   return r.rows;

@@ -4,10 +4,10 @@
 // keeps the last few per show for resumes, and hands them to its listeners.
 // Every instance reads the same batches with the same versions.
 import type { Database } from '../db/client.js';
-import { lastPublishedBatch, publishSeatChanges, publishedChanges } from '../db/seatChanges.js';
+import { lastPublishedBatch, publishSeatChanges, publishedDeltas } from '../db/seatChanges.js';
 import type { LiveMapSettings } from '../config.js';
 import { Loop, type Log } from '../workers/loop.js';
-import { DeltaBuffer, deltasOf, type Delta } from './deltas.js';
+import { DeltaBuffer, type Delta } from './deltas.js';
 import type { LiveMetrics } from './liveMetrics.js';
 
 const PUBLISH_LIMIT = 5000;
@@ -70,16 +70,18 @@ export class SeatFeed {
   private async read(): Promise<void> {
     if (this.cursor === null) return;
     for (;;) {
-      const rows = await publishedChanges(this.db, this.cursor, BATCHES_PER_READ);
+      const rows = await publishedDeltas(this.db, this.cursor, BATCHES_PER_READ);
       if (rows.length === 0) return;
-      if (rows[0]!.published_seq !== this.cursor + 1) this.resync();
+      const first = rows[0]!.published_seq;
+      if (first !== this.cursor + 1) this.resync();
       this.cursor = rows.at(-1)!.published_seq;
       this.metrics.lag.observe(Math.max(...rows.map((r) => r.lag_seconds)));
-      this.deliver(deltasOf(rows));
-      if (this.cursor - rows[0]!.published_seq + 1 < BATCHES_PER_READ) return;
+      this.deliver(rows.map((r) => ({ show_id: r.show_id, version: r.map_version, changes: r.changes })));
+      if (this.cursor - first + 1 < BATCHES_PER_READ) return;
     }
   }
 
+  /** Deltas in batch order; each run of one show's deltas goes to its buffer, then to the listeners. */
   private deliver(deltas: Delta[]): void {
     let i = 0;
     while (i < deltas.length) {
