@@ -48,6 +48,25 @@ export interface Config {
   waitingRoom: WaitingRoomSettings;
   /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
   purchaseConcurrency: { initial: number; min: number; max: number };
+  liveMap: LiveMapSettings;
+}
+
+/** The seat change feed and the seat map stream (docs/live-map.md). */
+export interface LiveMapSettings {
+  /** How often each instance publishes committed seat changes and reads the published ones. */
+  feedIntervalMs: number;
+  /** Published changes are kept this long (in the database) before they are deleted. */
+  feedRetentionSeconds: number;
+  /** Deltas kept in memory per show for Last-Event-ID resumes. */
+  bufferDeltas: number;
+  /** A comment line is sent to every viewer this often, so proxies keep the stream open. */
+  heartbeatMs: number;
+  /** The `retry:` the stream asks a disconnected client to wait before reconnecting. */
+  retryMs: number;
+  /** Open streams per instance; beyond, 503 OVERLOADED with Retry-After. */
+  maxViewers: number;
+  /** A viewer whose unsent bytes exceed this (besides its snapshot) is dropped; it may resume. */
+  maxQueuedBytes: number;
 }
 
 export interface WaitingRoomSettings {
@@ -199,5 +218,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       minAdmitPerMinute: int(env, 'WAITING_ROOM_MIN_ADMIT_PER_MINUTE', 6, 0),
     }),
     purchaseConcurrency: purchaseConcurrency(env),
+    liveMap: Object.freeze({
+      feedIntervalMs: int(env, 'FEED_INTERVAL_MS', 100, 10),
+      feedRetentionSeconds: int(env, 'FEED_RETENTION_SECONDS', 300, 10),
+      bufferDeltas: int(env, 'STREAM_BUFFER_DELTAS', 600, 1),
+      heartbeatMs: int(env, 'STREAM_HEARTBEAT_MS', 10_000, 10),
+      retryMs: int(env, 'STREAM_RETRY_MS', 2000, 0),
+      maxViewers: int(env, 'STREAM_MAX_VIEWERS', 20_000, 0),
+      maxQueuedBytes: int(env, 'STREAM_MAX_QUEUED_BYTES', 1 << 20, 1024),
+    }),
   });
 }

@@ -11,6 +11,9 @@ import { UserTokens } from './auth/tokens.js';
 import { Metrics } from './metrics.js';
 import { HallCatalog } from './app/hallCatalog.js';
 import { SeatMaps } from './app/seatMaps.js';
+import { SeatStreams } from './app/seatStream.js';
+import { SeatFeed } from './live/seatFeed.js';
+import { LiveMetrics } from './live/liveMetrics.js';
 import { ensureAdmin } from './app/accounts.js';
 import type { Context } from './app/context.js';
 import { buildApp } from './http/app.js';
@@ -72,13 +75,20 @@ export async function openService(
   const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
   const metrics = new Metrics(db);
   const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
+  let streams: SeatStreams | null = null;
+  const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
+  const seatFeed = new SeatFeed(db, config.liveMap, liveMetrics, log);
+  const seatMaps = new SeatMaps(db, halls, config.seatMapCacheMs);
+  streams = new SeatStreams(seatFeed, seatMaps, halls, config.liveMap, liveMetrics);
   const ctx: Context = {
     config,
     db,
     tokens: new UserTokens(secret, config.tokenTtlSeconds),
     metrics,
     halls,
-    seatMaps: new SeatMaps(db, halls, config.seatMapCacheMs),
+    seatMaps,
+    seatFeed,
+    seatStreams: streams,
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
@@ -98,6 +108,7 @@ export async function openService(
   const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
   ctx.room.start();
+  await seatFeed.start();
   return {
     ctx,
     app,
@@ -109,6 +120,9 @@ export async function openService(
     async close() {
       await sweeper.pause();
       await metricsListener.close();
+      // Open streams would keep the server from closing.
+      ctx.seatStreams.stop();
+      await seatFeed.stop();
       // Node closes idle keep-alive connections once, when close starts; one that
       // finishes its request afterwards would hold the close for the keep-alive
       // timeout (72 s). Keep closing the idle ones until the server is down.

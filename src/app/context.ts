@@ -4,6 +4,8 @@ import type { Metrics } from '../metrics.js';
 import type { Config } from '../config.js';
 import type { HallCatalog } from './hallCatalog.js';
 import type { SeatMaps } from './seatMaps.js';
+import type { SeatStreams } from './seatStream.js';
+import type { SeatFeed } from '../live/seatFeed.js';
 import type { PaymentProvider } from '../payments/provider.js';
 import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
@@ -22,6 +24,9 @@ export interface Context {
   metrics: Metrics;
   halls: HallCatalog;
   seatMaps: SeatMaps;
+  /** This instance's reader of the seat change feed. */
+  seatFeed: SeatFeed;
+  seatStreams: SeatStreams;
   payments: PaymentProvider;
   tickets: TicketSigner;
   holdTally: HoldTally;

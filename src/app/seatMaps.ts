@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/client.js';
 import { seatStates } from '../db/seats.js';
+import { publishPending } from '../db/seatChanges.js';
 import type { HallCatalog } from './hallCatalog.js';
 
 export interface SeatMapAnswer {
@@ -45,6 +46,8 @@ export class SeatMaps {
   private async build(showId: string): Promise<SeatMapAnswer | null> {
     const layout = await this.halls.forShow(showId);
     if (!layout) return null;
+    // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
+    await publishPending(this.db);
     const [states, prices] = await Promise.all([
       seatStates(this.db, showId),
       this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),

@@ -14,6 +14,7 @@ import { declareCommonAnswers, documentDescription, ProblemSchema } from './open
 import accountRoutes from './routes/accounts.js';
 import catalogRoutes from './routes/catalog.js';
 import seatRoutes from './routes/seats.js';
+import seatStreamRoutes from './routes/seatStream.js';
 import holdRoutes from './routes/holds.js';
 import operationRoutes from './routes/operations.js';
 import bookingRoutes from './routes/bookings.js';
@@ -74,7 +75,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   app.addHook('onRoute', refuseUnknownQueryParameters);
   app.addHook('onRoute', declareCommonAnswers);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
     await app.register(routes, { ctx });
   }
   return app;

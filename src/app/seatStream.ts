@@ -1,0 +1,220 @@
+// The live seat map stream (Server-Sent Events): a snapshot first, then deltas;
+// a Last-Event-ID within the show's buffer resumes with deltas, anything else gets
+// a fresh snapshot. Viewers are bounded per instance; one that cannot keep up is
+// dropped (it resumes). Transport-free: the route hands in a sink that writes bytes.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LiveMapSettings } from '../config.js';
+import { DomainError, notFound, validationFailed } from '../domain/errors.js';
+import type { Delta } from '../live/deltas.js';
+import type { LiveMetrics } from '../live/liveMetrics.js';
+import type { SeatFeed } from '../live/seatFeed.js';
+import type { HallCatalog, HallLayout } from './hallCatalog.js';
+import type { SeatMaps } from './seatMaps.js';
+
+export interface StreamSink {
+  /** Writes text; false when the viewer cannot take more (too slow, or gone). */
+  write(text: string): boolean;
+  /** Ends the stream (the connection closes). */
+  end(): void;
+}
+
+interface Viewer {
+  showId: string;
+  section: string | null;
+  /** The section's seats, when the viewer asked for one section. */
+  inSection: Set<string> | null;
+  sink: StreamSink | null;
+  /** The show version the viewer's map is at. */
+  last: number;
+  closed: boolean;
+}
+
+/** What a stream's connection needs once it has been accepted. */
+export interface SeatStream {
+  start(sink: StreamSink): Promise<void>;
+  close(): void;
+}
+
+const sectionSeats = new WeakMap<HallLayout, Map<string, Set<string>>>();
+
+/** The seat ids of each section of a hall (empty for a hall without sections). */
+function sectionsOf(layout: HallLayout): Map<string, Set<string>> {
+  let m = sectionSeats.get(layout);
+  if (!m) {
+    m = new Map();
+    for (const s of layout.seats) if (s.section) (m.get(s.section) ?? m.set(s.section, new Set()).get(s.section)!).add(s.seat_id);
+    sectionSeats.set(layout, m);
+  }
+  return m;
+}
+
+export class SeatStreams {
+  private readonly byShow = new Map<string, Set<Viewer>>();
+  private viewers = 0;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** Event texts, built once per delta and section ('' for the whole show): null when the section is untouched. */
+  private readonly deltaTexts = new WeakMap<Delta, Map<string, string | null>>();
+  private readonly snapshots = new Map<string, { etag: string; text: string }>();
+  private readonly unlisten: () => void;
+
+  constructor(
+    private readonly feed: SeatFeed,
+    private readonly seatMaps: SeatMaps,
+    private readonly halls: HallCatalog,
+    private readonly settings: LiveMapSettings,
+    private readonly metrics: LiveMetrics,
+  ) {
+    this.unlisten = feed.listen({ deltas: (showId, ds) => this.deliver(showId, ds), resync: () => this.endAll('resync') });
+    this.heartbeat = setInterval(() => this.beat(), settings.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  get viewerCount(): number {
+    return this.viewers;
+  }
+
+  /** Accepts a viewer of a show (404 unknown show, 400 unknown section, 503 past the bound), before any byte is sent. */
+  async open(o: { showId: string; section?: string; lastEventId?: string }): Promise<SeatStream> {
+    const layout = await this.halls.forShow(o.showId);
+    if (!layout) throw notFound('show');
+    const section = o.section ?? null;
+    const inSection = section === null ? null : sectionsOf(layout).get(section);
+    if (inSection === undefined) {
+      throw validationFailed(`the show's hall has no section "${section}"`, [{ path: 'querystring:/section', message: 'no such section in this hall' }]);
+    }
+    if (this.viewers >= this.settings.maxViewers) {
+      this.metrics.refused.inc();
+      throw new DomainError('OVERLOADED', `this instance has its maximum of ${this.settings.maxViewers} seat map viewers; try again shortly (or another instance)`, { retry_after: 5 });
+    }
+    this.viewers++;
+    const v: Viewer = { showId: o.showId, section, inSection, sink: null, last: -1, closed: false };
+    return {
+      start: (sink) => this.start(v, sink, o.lastEventId),
+      close: () => this.close(v),
+    };
+  }
+
+  /** Ends every stream (shutdown). */
+  endAll(reason: 'resync' | 'shutdown'): void {
+    for (const set of this.byShow.values()) for (const v of set) this.drop(v, reason);
+  }
+
+  stop(): void {
+    clearInterval(this.heartbeat);
+    this.unlisten();
+    this.endAll('shutdown');
+  }
+
+  private async start(v: Viewer, sink: StreamSink, lastEventId: string | undefined): Promise<void> {
+    v.sink = sink;
+    if (!sink.write(`retry: ${this.settings.retryMs}\n\n`)) return this.drop(v, 'slow');
+    const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : null;
+    if (resumeFrom !== null) {
+      let missed = this.feed.buffer(v.showId)?.since(resumeFrom);
+      // An id newer than this instance has read (the viewer came from a faster
+      // instance, or a map read published it): catch up once before giving up.
+      if (!missed && resumeFrom > (this.feed.buffer(v.showId)?.last ?? -1)) {
+        await this.feed.catchUp();
+        if (v.closed) return;
+        missed = this.feed.buffer(v.showId)?.since(resumeFrom);
+      }
+      if (missed) {
+        v.last = resumeFrom;
+        return this.attach(v, missed);
+      }
+    }
+    // A map from the 1-2 s cache may be older than this instance's buffer reaches
+    // back: then the deltas between would be missing, so wait for a fresher map.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const map = await this.seatMaps.get(v.showId).answer;
+      if (v.closed) return;
+      if (!map) return this.drop(v, 'gone');
+      const buffer = this.feed.buffer(v.showId);
+      const after = buffer?.last != null && buffer.last > map.version ? buffer.since(map.version) : [];
+      if (after) {
+        if (!sink.write(this.snapshotText(v, map))) return this.drop(v, 'slow');
+        v.last = map.version;
+        return this.attach(v, after);
+      }
+      await sleep(250);
+    }
+    this.drop(v, 'resync');
+  }
+
+  /** Sends the deltas the viewer lacks, then follows the show live (no await between: nothing is missed). */
+  private attach(v: Viewer, missed: readonly Delta[]): void {
+    if (v.closed) return;
+    let set = this.byShow.get(v.showId);
+    if (!set) this.byShow.set(v.showId, (set = new Set()));
+    set.add(v);
+    this.send(v, missed);
+  }
+
+  private deliver(showId: string, deltas: readonly Delta[]): void {
+    const set = this.byShow.get(showId);
+    if (set) for (const v of set) this.send(v, deltas);
+  }
+
+  private send(v: Viewer, deltas: readonly Delta[]): void {
+    for (const d of deltas) {
+      if (v.closed) return;
+      if (d.version <= v.last) continue;
+      v.last = d.version;
+      const text = this.deltaText(d, v);
+      if (text === null) continue;
+      this.metrics.deltasSent.inc();
+      if (!v.sink!.write(text)) return this.drop(v, 'slow');
+    }
+  }
+
+  private beat(): void {
+    for (const set of this.byShow.values()) {
+      for (const v of set) if (!v.sink!.write(': heartbeat\n\n')) this.drop(v, 'slow');
+    }
+  }
+
+  private deltaText(d: Delta, v: Viewer): string | null {
+    let texts = this.deltaTexts.get(d);
+    if (!texts) this.deltaTexts.set(d, (texts = new Map()));
+    const key = v.section ?? '';
+    let text = texts.get(key);
+    if (text === undefined) {
+      const seats = v.inSection;
+      const changes = seats ? d.changes.filter((c) => seats.has(c.seat)) : d.changes;
+      text = changes.length === 0 ? null : `id: ${d.version}\nevent: delta\ndata: ${JSON.stringify({ version: d.version, changes })}\n\n`;
+      texts.set(key, text);
+    }
+    return text;
+  }
+
+  private snapshotText(v: Viewer, map: { etag: string; version: number; body: Buffer }): string {
+    const { inSection } = v;
+    const key = `${v.showId}\u0000${v.section ?? ''}`;
+    const cached = this.snapshots.get(key);
+    if (cached?.etag === map.etag) return cached.text;
+    let data = map.body.toString('utf8');
+    if (inSection) {
+      const whole = JSON.parse(data) as { seats: { seat: string }[] };
+      data = JSON.stringify({ ...whole, seats: whole.seats.filter((s) => inSection.has(s.seat)) });
+    }
+    const text = `id: ${map.version}\nevent: snapshot\ndata: ${data}\n\n`;
+    if (this.snapshots.size > 1000) this.snapshots.clear();
+    this.snapshots.set(key, { etag: map.etag, text });
+    return text;
+  }
+
+  private drop(v: Viewer, reason: 'slow' | 'resync' | 'shutdown' | 'gone'): void {
+    if (v.closed) return;
+    if (reason !== 'gone') this.metrics.dropped.inc({ reason });
+    v.sink?.end();
+    this.close(v);
+  }
+
+  private close(v: Viewer): void {
+    if (v.closed) return;
+    v.closed = true;
+    this.viewers--;
+    const set = this.byShow.get(v.showId);
+    if (set?.delete(v) && set.size === 0) this.byShow.delete(v.showId);
+  }
+}

@@ -1,0 +1,110 @@
+// One instance's view of the seat change feed (docs/live-map.md): every interval
+// it publishes committed changes (whichever instance gets there first does it for
+// all) and reads the published batches after its cursor, turns them into deltas,
+// keeps the last few per show for resumes, and hands them to its listeners.
+// Every instance reads the same batches with the same versions.
+import type { Database } from '../db/client.js';
+import { lastPublishedBatch, publishSeatChanges, publishedDeltas } from '../db/seatChanges.js';
+import type { LiveMapSettings } from '../config.js';
+import { Loop, type Log } from '../workers/loop.js';
+import { DeltaBuffer, type Delta } from './deltas.js';
+import type { LiveMetrics } from './liveMetrics.js';
+
+const PUBLISH_LIMIT = 5000;
+const BATCHES_PER_READ = 50;
+const MAX_SHOWS = 2000;
+
+export interface FeedListener {
+  /** Deltas of one show, consecutive versions, after they entered the show's buffer. */
+  deltas(showId: string, deltas: readonly Delta[]): void;
+  /** Batches were lost (this instance fell behind retention): every buffer was emptied. */
+  resync(): void;
+}
+
+export class SeatFeed {
+  private readonly loop: Loop;
+  private readonly buffers = new Map<string, DeltaBuffer>();
+  private readonly listeners = new Set<FeedListener>();
+  private cursor: number | null = null;
+
+  constructor(private readonly db: Database, private readonly settings: LiveMapSettings, private readonly metrics: LiveMetrics, log: Log) {
+    this.loop = new Loop('seat-feed', () => this.pass(), settings.feedIntervalMs, log);
+  }
+
+  async start(): Promise<void> {
+    this.cursor ??= await lastPublishedBatch(this.db);
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** A publish and read pass now (tests; the loop does the same every interval). */
+  runOnce(): Promise<void> {
+    return this.loop.runOnce();
+  }
+
+  /** Returns once a pass that started after this call has read what was published (a pass in progress may have read before). */
+  async catchUp(): Promise<void> {
+    await this.loop.runOnce();
+    await this.loop.runOnce();
+  }
+
+  listen(l: FeedListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** The show's recent deltas, when this instance has seen any since it started. */
+  buffer(showId: string): DeltaBuffer | undefined {
+    return this.buffers.get(showId);
+  }
+
+  private async pass(): Promise<void> {
+    const p = await publishSeatChanges(this.db, { limit: PUBLISH_LIMIT, keepSeconds: this.settings.feedRetentionSeconds, wait: false });
+    if (p.batch !== null) this.metrics.published.inc(p.changes);
+    await this.read();
+  }
+
+  private async read(): Promise<void> {
+    if (this.cursor === null) return;
+    for (;;) {
+      const rows = await publishedDeltas(this.db, this.cursor, BATCHES_PER_READ);
+      if (rows.length === 0) return;
+      const first = rows[0]!.published_seq;
+      if (first !== this.cursor + 1) this.resync();
+      this.cursor = rows.at(-1)!.published_seq;
+      this.metrics.lag.observe(Math.max(...rows.map((r) => r.lag_seconds)));
+      this.deliver(rows.map((r) => ({ show_id: r.show_id, version: r.map_version, changes: r.changes })));
+      if (this.cursor - first + 1 < BATCHES_PER_READ) return;
+    }
+  }
+
+  /** Deltas in batch order; each run of one show's deltas goes to its buffer, then to the listeners. */
+  private deliver(deltas: Delta[]): void {
+    let i = 0;
+    while (i < deltas.length) {
+      const showId = deltas[i]!.show_id;
+      let j = i;
+      while (j < deltas.length && deltas[j]!.show_id === showId) j++;
+      const ofShow = deltas.slice(i, j);
+      i = j;
+      let buffer = this.buffers.get(showId);
+      if (buffer) this.buffers.delete(showId); // re-inserted last: the map's order is least recently changed first
+      else {
+        buffer = new DeltaBuffer(this.settings.bufferDeltas);
+        if (this.buffers.size >= MAX_SHOWS) this.buffers.delete(this.buffers.keys().next().value!);
+      }
+      this.buffers.set(showId, buffer);
+      for (const d of ofShow) buffer.push(d);
+      for (const l of this.listeners) l.deltas(showId, ofShow);
+    }
+  }
+
+  private resync(): void {
+    this.buffers.clear();
+    this.metrics.gaps.inc();
+    for (const l of this.listeners) l.resync();
+  }
+}
