@@ -6,13 +6,10 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/client.js';
 import { seatStates } from '../db/seats.js';
 import type { HallCatalog } from './hallCatalog.js';
+import { SeatMapSnapshot, type MapSeat } from './seatMapSnapshot.js';
 
-export interface SeatMapAnswer {
-  etag: string;
-  version: number;
-  /** The serialized JSON body, ready to send. */
-  body: Buffer;
-}
+/** The map (`etag`, `version`, `body`) and the answers made from the same read (sections, a section). */
+export type SeatMapAnswer = SeatMapSnapshot;
 
 interface Entry {
   at: number;
@@ -33,7 +30,7 @@ export class SeatMaps {
     const now = Date.now();
     const entry = this.entries.get(showId);
     if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true };
-    const answer = this.build(showId);
+    const answer = this.build(showId, entry?.answer);
     if (this.maxAgeMs > 0) {
       if (this.entries.size > 5_000) this.entries.clear();
       this.entries.set(showId, { at: now, answer });
@@ -42,7 +39,8 @@ export class SeatMaps {
     return { answer, cached: false };
   }
 
-  private async build(showId: string): Promise<SeatMapAnswer | null> {
+  /** A fresh read; `previous` (the last snapshot) is kept, with what it built, when nothing changed since. */
+  private async build(showId: string, previous?: Promise<SeatMapAnswer | null>): Promise<SeatMapAnswer | null> {
     const layout = await this.halls.forShow(showId);
     if (!layout) return null;
     const [states, prices] = await Promise.all([
@@ -50,8 +48,14 @@ export class SeatMaps {
       this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),
     ]);
     const tiers = prices.rows[0]?.price_tiers ?? {};
+    // The version alone misses two changes that write no seat row: a hold expiring
+    // before the sweeper frees it, and a price change. Both are in the tag.
+    const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
+    const etag = `"${states.version}.${states.lazilyExpired}.${priceTag}"`;
+    const before = await previous?.catch(() => null);
+    if (before && before.etag === etag) return before;
     const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
-    const seats = layout.seats.map((s) => ({
+    const seats = layout.seats.map((s): MapSeat => ({
       seat: s.seat_id,
       status: statusOf.get(s.seat_id) ?? 'available',
       tier: s.tier,
@@ -61,10 +65,6 @@ export class SeatMaps {
       ...(s.section ? { section: s.section } : {}),
       ...(s.accessible ? { accessible: true } : {}),
     }));
-    const body = Buffer.from(JSON.stringify({ show_id: showId, version: states.version, seats }));
-    // The version alone misses two changes that write no seat row: a hold expiring
-    // before the sweeper frees it, and a price change. Both are in the tag.
-    const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
-    return { etag: `"${states.version}.${states.lazilyExpired}.${priceTag}"`, version: states.version, body };
+    return new SeatMapSnapshot(showId, states.version, etag, seats);
   }
 }
