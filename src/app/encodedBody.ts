@@ -24,6 +24,8 @@ export const MIN_COMPRESSED_BYTES = 256;
 export interface Representation {
   coding: ContentCoding;
   etag: string;
+  /** The bytes when they are built already (no need to wait). */
+  ready: Buffer | undefined;
   bytes(): Promise<Buffer>;
 }
 
@@ -45,6 +47,7 @@ function compress(bytes: Buffer, coding: 'br' | 'gzip'): Promise<Buffer> {
 
 export class EncodedBody {
   private readonly compressed = new Map<'br' | 'gzip', Promise<Buffer>>();
+  private readonly done = new Map<'br' | 'gzip', Buffer>();
   /** Every representation's tag: If-None-Match with any of them is a match. */
   readonly tags: readonly string[];
 
@@ -56,9 +59,9 @@ export class EncodedBody {
   /** The representation to send for `coding`: identity for a body too small to be worth compressing. */
   in(coding: ContentCoding): Representation {
     if (coding === 'identity' || this.bytes.length < MIN_COMPRESSED_BYTES) {
-      return { coding: 'identity', etag: this.etag, bytes: () => Promise.resolve(this.bytes) };
+      return { coding: 'identity', etag: this.etag, ready: this.bytes, bytes: () => Promise.resolve(this.bytes) };
     }
-    return { coding, etag: tagFor(this.etag, coding), bytes: () => this.encoded(coding) };
+    return { coding, etag: tagFor(this.etag, coding), ready: this.done.get(coding), bytes: () => this.encoded(coding) };
   }
 
   private encoded(coding: 'br' | 'gzip'): Promise<Buffer> {
@@ -67,7 +70,7 @@ export class EncodedBody {
       done = compress(this.bytes, coding);
       this.compressed.set(coding, done);
       // A failure is not kept: the next request tries again.
-      done.catch(() => this.compressed.delete(coding));
+      done.then((b) => this.done.set(coding, b), () => this.compressed.delete(coding));
     }
     return done;
   }

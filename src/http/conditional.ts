@@ -4,6 +4,7 @@
 /** True when the header names one of `tags` (or is `*`): the answer is 304. */
 export function noneMatchHits(header: string | undefined, tags: readonly string[]): boolean {
   if (!header) return false;
+  if (tags.includes(header)) return true;
   if (header.trim() === '*') return true;
   const listed = header.match(/(?:W\/)?"[^"]*"/g);
   if (!listed) return false;

@@ -24,9 +24,24 @@ function qValues(header: string): Map<string, number> {
   return q;
 }
 
+// Browsers send one of a handful of exact strings: each is parsed once.
+const chosen = new Map<string, ContentCoding>();
+const MAX_REMEMBERED = 256;
+
 export function chooseCoding(acceptEncoding: string | string[] | undefined): ContentCoding {
   if (acceptEncoding === undefined) return 'identity';
-  const q = qValues(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding);
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  let coding = chosen.get(header);
+  if (coding === undefined) {
+    coding = fromHeader(header);
+    if (chosen.size >= MAX_REMEMBERED) chosen.clear();
+    chosen.set(header, coding);
+  }
+  return coding;
+}
+
+function fromHeader(header: string): ContentCoding {
+  const q = qValues(header);
   const star = q.get('*');
   const of = (c: string) => q.get(c) ?? star ?? 0;
   const br = of('br');

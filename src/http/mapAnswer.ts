@@ -23,16 +23,25 @@ export const MapRequestHeaders = Type.Object({
   'accept-encoding': Type.Optional(Type.String({ description: 'br and gzip are offered; the highest q-value wins, br on a tie' })),
 });
 
-/** Sends 304 (no body) or 200 with the chosen representation; says which it was. The handler then returns `reply`. */
-export async function sendMapAnswer(req: FastifyRequest, reply: FastifyReply, body: EncodedBody): Promise<'not_modified' | 'sent'> {
+export type MapAnswerSent = 'not_modified' | 'sent';
+
+/**
+ * Sends 304 (no body) or 200 with the chosen representation, and says which it
+ * was: at once when the bytes are built already (the hot path), else once they are.
+ */
+export function sendMapAnswer(req: FastifyRequest, reply: FastifyReply, body: EncodedBody): MapAnswerSent | Promise<MapAnswerSent> {
   const chosen = body.in(chooseCoding(req.headers['accept-encoding']));
-  reply.header('etag', chosen.etag).header('vary', 'Accept-Encoding').header('cache-control', 'public, max-age=1');
+  // Only on the answer itself: an error while compressing must not carry the map's tag.
+  const describe = () => reply.header('etag', chosen.etag).header('vary', 'Accept-Encoding').header('cache-control', 'public, max-age=1');
   if (noneMatchHits(req.headers['if-none-match'], body.tags)) {
-    reply.code(304).send();
+    describe().code(304).send();
     return 'not_modified';
   }
-  const bytes = await chosen.bytes();
-  if (chosen.coding !== 'identity') reply.header('content-encoding', chosen.coding);
-  reply.type('application/json; charset=utf-8').send(bytes);
-  return 'sent';
+  const send = (bytes: Buffer): MapAnswerSent => {
+    describe();
+    if (chosen.coding !== 'identity') reply.header('content-encoding', chosen.coding);
+    reply.type('application/json; charset=utf-8').send(bytes);
+    return 'sent';
+  };
+  return chosen.ready ? send(chosen.ready) : chosen.bytes().then(send);
 }

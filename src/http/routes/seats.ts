@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound, validationFailed } from '../../domain/errors.js';
 import type { Context } from '../../app/context.js';
 import { IdParams, noBody, problemResponse, SeatMap, SeatMapQuery, SeatSections } from '../schemas.js';
-import { mapAnswerHeaders, mapBodyHeaders, MapRequestHeaders, sendMapAnswer } from '../mapAnswer.js';
+import { mapAnswerHeaders, mapBodyHeaders, MapRequestHeaders, sendMapAnswer, type MapAnswerSent } from '../mapAnswer.js';
 
 // The bodies are bytes already built and cached: skip the response serializer.
 const sendBytes = () => (data: unknown) => (Buffer.isBuffer(data) ? (data as unknown as string) : JSON.stringify(data));
@@ -10,6 +10,12 @@ const notModified = { ...noBody('Not modified: the answer is still the one of If
 const compression = 'Honours Accept-Encoding (br, gzip; each compressed once per refresh, `Vary: Accept-Encoding`), ETag and If-None-Match (304).';
 
 export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
+  const reads = { not_modified: ctx.metrics.seatMapReads.labels('not_modified'), cache: ctx.metrics.seatMapReads.labels('cache'), database: ctx.metrics.seatMapReads.labels('database') };
+  const answered = (reply: FastifyReply, sent: MapAnswerSent, cached: boolean) => {
+    reads[sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database'].inc();
+    return reply;
+  };
+
   app.get<{ Params: IdParams; Querystring: SeatMapQuery }>('/v1/shows/:id/seats', {
     schema: {
       tags: ['seats'], summary: 'The seat map, or one section of it (ETag, If-None-Match, gzip/br; up to 2 s stale)', params: IdParams,
@@ -36,9 +42,7 @@ export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: C
     const section = req.query.section;
     const body = section === undefined ? map.map : map.section(section);
     if (!body) throw validationFailed(`the hall has no section "${section}"`, [{ path: 'querystring:/section', message: 'no such section in this hall' }]);
-    const sent = await sendMapAnswer(req, reply, body);
-    ctx.metrics.seatMapReads.inc({ source: sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database' });
-    return reply;
+    return answered(reply, await sendMapAnswer(req, reply, body), cached);
   });
 
   app.get<{ Params: IdParams }>('/v1/shows/:id/sections', {
@@ -61,8 +65,6 @@ export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: C
     const { answer, cached } = ctx.seatMaps.get(req.params.id);
     const map = await answer;
     if (!map) throw notFound('show');
-    const sent = await sendMapAnswer(req, reply, map.sections());
-    ctx.metrics.seatMapReads.inc({ source: sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database' });
-    return reply;
+    return answered(reply, await sendMapAnswer(req, reply, map.sections()), cached);
   });
 }
