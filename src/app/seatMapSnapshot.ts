@@ -20,15 +20,18 @@ export interface MapSeat {
 const derivedTag = (etag: string, suffix: string) => `${etag.slice(0, -1)}.${suffix}"`;
 
 export class SeatMapSnapshot {
-  /** The whole map. */
-  readonly map: EncodedBody;
+  private whole: EncodedBody | null = null;
   private summary: EncodedBody | null = null;
   private grouped: Map<string, MapSeat[]> | null = null;
   private readonly parts = new Map<string, EncodedBody>();
 
   /** `etag` is the map's strong tag; it must change whenever any seat's answer does. */
-  constructor(readonly showId: string, readonly version: number, readonly etag: string, private readonly seats: readonly MapSeat[]) {
-    this.map = new EncodedBody(Buffer.from(JSON.stringify({ show_id: showId, version, seats })), etag);
+  constructor(readonly showId: string, readonly version: number, readonly etag: string, private readonly seats: readonly MapSeat[]) {}
+
+  /** The whole map (a stadium's is ~6 MB: made only when someone asks for it, not for its sections). */
+  get map(): EncodedBody {
+    this.whole ??= new EncodedBody(Buffer.from(JSON.stringify({ show_id: this.showId, version: this.version, seats: this.seats })), this.etag);
+    return this.whole;
   }
 
   /** The serialized JSON of the whole map, ready to send. */
