@@ -47,21 +47,21 @@ function compress(bytes: Buffer, coding: 'br' | 'gzip'): Promise<Buffer> {
 
 export class EncodedBody {
   private readonly compressed = new Map<'br' | 'gzip', Promise<Buffer>>();
-  private readonly done = new Map<'br' | 'gzip', Buffer>();
+  /** Representations whose bytes are built, made once: the hot path allocates nothing. */
+  private readonly built = new Map<ContentCoding, Representation>();
   /** Every representation's tag: If-None-Match with any of them is a match. */
   readonly tags: readonly string[];
 
   /** `etag` must be a strong tag, `"…"`. */
   constructor(readonly bytes: Buffer, readonly etag: string) {
     this.tags = [etag, tagFor(etag, 'br'), tagFor(etag, 'gzip')];
+    this.built.set('identity', { coding: 'identity', etag, ready: bytes, bytes: () => Promise.resolve(bytes) });
   }
 
   /** The representation to send for `coding`: identity for a body too small to be worth compressing. */
   in(coding: ContentCoding): Representation {
-    if (coding === 'identity' || this.bytes.length < MIN_COMPRESSED_BYTES) {
-      return { coding: 'identity', etag: this.etag, ready: this.bytes, bytes: () => Promise.resolve(this.bytes) };
-    }
-    return { coding, etag: tagFor(this.etag, coding), ready: this.done.get(coding), bytes: () => this.encoded(coding) };
+    if (coding === 'identity' || this.bytes.length < MIN_COMPRESSED_BYTES) return this.built.get('identity')!;
+    return this.built.get(coding) ?? { coding, etag: tagFor(this.etag, coding), ready: undefined, bytes: () => this.encoded(coding) };
   }
 
   private encoded(coding: 'br' | 'gzip'): Promise<Buffer> {
@@ -70,7 +70,10 @@ export class EncodedBody {
       done = compress(this.bytes, coding);
       this.compressed.set(coding, done);
       // A failure is not kept: the next request tries again.
-      done.then((b) => this.done.set(coding, b), () => this.compressed.delete(coding));
+      done.then(
+        (b) => this.built.set(coding, { coding, etag: tagFor(this.etag, coding), ready: b, bytes: () => Promise.resolve(b) }),
+        () => this.compressed.delete(coding),
+      );
     }
     return done;
   }

@@ -14,6 +14,8 @@ export type SeatMapAnswer = SeatMapSnapshot;
 interface Entry {
   at: number;
   answer: Promise<SeatMapAnswer | null>;
+  /** The answer once built, for readers that need not wait a turn of the event loop. */
+  ready?: SeatMapAnswer;
 }
 
 export class SeatMaps {
@@ -25,16 +27,17 @@ export class SeatMaps {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** The map, from memory when fresh enough; concurrent misses share one build. */
-  get(showId: string): { answer: Promise<SeatMapAnswer | null>; cached: boolean } {
+  /** The map, from memory when fresh enough (`ready` when already built); concurrent misses share one build. */
+  get(showId: string): { answer: Promise<SeatMapAnswer | null>; cached: boolean; ready?: SeatMapAnswer } {
     const now = Date.now();
     const entry = this.entries.get(showId);
-    if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true };
+    if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true, ready: entry.ready };
     const answer = this.build(showId, entry?.answer);
     if (this.maxAgeMs > 0) {
       if (this.entries.size > 5_000) this.entries.clear();
-      this.entries.set(showId, { at: now, answer });
-      answer.then((a) => { if (!a) this.entries.delete(showId); }, () => this.entries.delete(showId));
+      const fresh: Entry = { at: now, answer };
+      this.entries.set(showId, fresh);
+      answer.then((a) => { if (a) fresh.ready = a; else this.entries.delete(showId); }, () => this.entries.delete(showId));
     }
     return { answer, cached: false };
   }

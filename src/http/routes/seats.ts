@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EncodedBody } from '../../app/encodedBody.js';
+import type { SeatMapAnswer } from '../../app/seatMaps.js';
 import { notFound, validationFailed } from '../../domain/errors.js';
 import type { Context } from '../../app/context.js';
 import { IdParams, noBody, problemResponse, SeatMap, SeatMapQuery, SeatSections } from '../schemas.js';
@@ -11,9 +13,22 @@ const compression = 'Honours Accept-Encoding (br, gzip; each compressed once per
 
 export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const reads = { not_modified: ctx.metrics.seatMapReads.labels('not_modified'), cache: ctx.metrics.seatMapReads.labels('cache'), database: ctx.metrics.seatMapReads.labels('database') };
-  const answered = (reply: FastifyReply, sent: MapAnswerSent, cached: boolean) => {
-    reads[sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database'].inc();
-    return reply;
+  const count = (sent: MapAnswerSent, cached: boolean) => reads[sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database'].inc();
+
+  /**
+   * Answers with `pick(map)`: at once when the map and the chosen bytes are built
+   * (the hot path: no promise, nothing allocated but the reply), else when they are.
+   */
+  const serve = (req: FastifyRequest, reply: FastifyReply, showId: string, pick: (map: SeatMapAnswer) => EncodedBody): void | Promise<void> => {
+    const { answer, cached, ready } = ctx.seatMaps.get(showId);
+    const finish = (map: SeatMapAnswer | null): void | Promise<void> => {
+      if (!map) throw notFound('show');
+      const sent = sendMapAnswer(req, reply, pick(map));
+      if (typeof sent === 'string') return void count(sent, cached);
+      return sent.then((s) => void count(s, cached));
+    };
+    // Resolving to nothing once the reply is sent is how Fastify is told it was.
+    return ready ? finish(ready) : answer.then(finish);
   };
 
   app.get<{ Params: IdParams; Querystring: SeatMapQuery }>('/v1/shows/:id/seats', {
@@ -35,15 +50,12 @@ export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: C
       },
     },
     serializerCompiler: sendBytes,
-  }, async (req, reply) => {
-    const { answer, cached } = ctx.seatMaps.get(req.params.id);
-    const map = await answer;
-    if (!map) throw notFound('show');
+  }, (req, reply) => serve(req, reply, req.params.id, (map) => {
     const section = req.query.section;
     const body = section === undefined ? map.map : map.section(section);
     if (!body) throw validationFailed(`the hall has no section "${section}"`, [{ path: 'querystring:/section', message: 'no such section in this hall' }]);
-    return answered(reply, await sendMapAnswer(req, reply, body), cached);
-  });
+    return body;
+  }));
 
   app.get<{ Params: IdParams }>('/v1/shows/:id/sections', {
     schema: {
@@ -61,10 +73,5 @@ export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: C
       },
     },
     serializerCompiler: sendBytes,
-  }, async (req, reply) => {
-    const { answer, cached } = ctx.seatMaps.get(req.params.id);
-    const map = await answer;
-    if (!map) throw notFound('show');
-    return answered(reply, await sendMapAnswer(req, reply, map.sections()), cached);
-  });
+  }, (req, reply) => serve(req, reply, req.params.id, (map) => map.sections()));
 }
