@@ -210,3 +210,39 @@ describe('the cache', () => {
     expect((await t.http.delete(`/v1/holds/${h.body.hold_id}`, a.token)).status).toBe(204);
   });
 });
+
+describe('answers from a warm cache (the synchronous path)', () => {
+  let warm: TestService;
+  beforeAll(async () => {
+    warm = await startTestService({ config: { seatMapCacheMs: 60_000 } });
+  });
+  afterAll(async () => {
+    await warm?.close();
+  });
+
+  it('serves the same bytes, 304s, compressed bytes and refusals from memory as from a fresh build', async () => {
+    const { showId: id } = await createShow(warm, { rows: 4, seatsPerRow: 10 });
+    const path = `/v1/shows/${id}/seats`;
+    const first = await warm.http.get(path);
+    const cached = await warm.http.get(path);
+    expect(cached.status).toBe(200);
+    expect(cached.text).toBe(first.text);
+    expect(cached.headers.etag).toBe(first.headers.etag);
+    expect((await warm.http.get(path, undefined, { 'if-none-match': first.headers.etag as string })).status).toBe(304);
+    for (const coding of ['br', 'gzip']) {
+      // the first ask compresses (and waits for it), the next ones send the kept bytes
+      const a = await warm.http.get(path, undefined, { 'accept-encoding': coding });
+      const b = await warm.http.get(path, undefined, { 'accept-encoding': coding });
+      expect(a.headers['content-encoding']).toBe(coding);
+      expect(b.headers['content-encoding']).toBe(coding);
+      expect(b.wire!.equals(a.wire!)).toBe(true);
+      expect(b.text).toBe(first.text);
+    }
+    expectProblem(await warm.http.get(`${path}?section=101`), 400, 'VALIDATION_FAILED');
+    expect((await warm.http.get(`/v1/shows/${id}/sections`)).body.sections).toEqual([]);
+    const reads = await warm.service.ctx.metrics.seatMapReads.get();
+    const bySource = Object.fromEntries(reads.values.map((v) => [v.labels.source, v.value]));
+    expect(bySource).toMatchObject({ database: 1, not_modified: 1 });
+    expect(bySource.cache).toBeGreaterThanOrEqual(5);
+  });
+});
