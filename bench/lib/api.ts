@@ -1,6 +1,7 @@
 // Fixtures through the public API, as a client would make them: admin session,
 // a show of rows × seats, buyers. Only for setup, so plain and unhurried.
 import { Agent, request } from 'undici';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ADMIN } from './child.js';
 
 const agent = new Agent({ connections: 32, pipelining: 1 });
@@ -10,19 +11,22 @@ export interface Answer {
   headers: Record<string, string | string[] | undefined>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** The body decoded (gzip or br undone). */
   text: string;
+  /** The body's bytes as they came over the wire. */
   raw: Buffer;
 }
 
 /** `raw` sends those exact bytes as JSON (a signed webhook); `body` is serialised. */
-export async function call(baseUrl: string, method: 'GET' | 'POST', path: string, o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function call(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.body !== undefined || o.raw !== undefined) headers['content-type'] = 'application/json';
   const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
   const res = await request(`${baseUrl}${path}`, { method, headers, body, dispatcher: agent });
   const raw = Buffer.from(await res.body.arrayBuffer());
-  const text = raw.toString('utf8');
+  const encoding = res.headers['content-encoding'];
+  const text = (encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw).toString('utf8');
   const json = String(res.headers['content-type'] ?? '').includes('json') && text ? JSON.parse(text) : undefined;
   return { status: res.statusCode, headers: res.headers, body: json, text, raw };
 }
@@ -42,13 +46,26 @@ export interface ShowFixture {
   seatsPerRow: number;
 }
 
-/** A show in a hall of `rows` rows A, B, … of `seatsPerRow` seats, one tier, sale open now. */
-export async function createShow(baseUrl: string, token: string, o: { rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number; waiting_room?: boolean }): Promise<ShowFixture> {
+export interface HallLayoutRow {
+  row: string;
+  seats: number;
+  tier: string;
+  section?: string;
+}
+
+/**
+ * A show in a hall of `rows` rows A, B, … of `seatsPerRow` seats, one tier, sale open now;
+ * or, given `layout` and `price_tiers`, in a hall of that layout (a stadium with sections).
+ */
+export async function createShow(baseUrl: string, token: string, o: {
+  rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number; waiting_room?: boolean;
+  layout?: HallLayoutRow[]; price_tiers?: Record<string, number>;
+}): Promise<ShowFixture> {
   const post = async (path: string, body: unknown) => must(await call(baseUrl, 'POST', path, { body, token }), 201, `POST ${path}`).body;
   const venue = await post('/v1/admin/venues', { name: 'Bench Cinema', city: 'Benchville' });
   const rows = Array.from({ length: o.rows }, (_, i) => String.fromCharCode(65 + i));
   const hall = await post('/v1/admin/halls', {
-    venue_id: venue.id, name: 'Screen 1', layout: { rows: rows.map((row) => ({ row, seats: o.seatsPerRow, tier: 'standard' })) },
+    venue_id: venue.id, name: 'Screen 1', layout: { rows: o.layout ?? rows.map((row) => ({ row, seats: o.seatsPerRow, tier: 'standard' })) },
   });
   const event = await post('/v1/admin/events', { title: 'Bench Film', kind: 'film', duration_minutes: 100 });
   const show = await post('/v1/admin/shows', {
@@ -58,7 +75,7 @@ export async function createShow(baseUrl: string, token: string, o: { rows: numb
     // A minute back, so a database clock slightly behind ours still finds the sale open.
     sale_opens_at: new Date(Date.now() - 60_000).toISOString(),
     currency: 'EUR',
-    price_tiers: { standard: 1000 },
+    price_tiers: o.price_tiers ?? { standard: 1000 },
     ...(o.hold_ttl_seconds !== undefined ? { hold_ttl_seconds: o.hold_ttl_seconds } : {}),
     ...(o.per_user_limit !== undefined ? { per_user_limit: o.per_user_limit } : {}),
     ...(o.waiting_room !== undefined ? { waiting_room: o.waiting_room } : {}),

@@ -2,11 +2,12 @@
 //   claim  — POST /v1/shows/:id/holds runs exactly the service's claim SQL through a
 //            pg Pool of the service's size; no auth, no validation, no schemas. The
 //            buyer comes from the x-bench-user header the load generator sends.
-//   static — GET /v1/shows/:id/seats sends a fixed body from memory with the
-//            service's headers (content-type, etag, cache-control) and honours
-//            If-None-Match.
-// Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_BODY_FILE, BARE_CONTENT_TYPE, BARE_ETAG (static).
-import Fastify from 'fastify';
+//   static — GET /v1/shows/:id/seats (and …/sections) sends fixed bodies from memory
+//            with the service's headers (content-type, content-encoding, vary, etag,
+//            cache-control), picked by URL and Accept-Encoding; honours If-None-Match.
+// Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_MANIFEST (static: a JSON list of
+// {url, acceptEncoding, file, headers}).
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -37,14 +38,25 @@ if (mode === 'claim') {
     return reply.code(409).send({ code: c.outcome === 'seat_unavailable' ? 'SEAT_UNAVAILABLE' : c.outcome, taken: c.taken });
   });
 } else if (mode === 'static') {
-  const body = readFileSync(process.env.BARE_BODY_FILE!);
-  const contentType = process.env.BARE_CONTENT_TYPE ?? 'application/json; charset=utf-8';
-  const etag = process.env.BARE_ETAG ?? '"bare"';
-  app.get('/v1/shows/:id/seats', (req, reply) => {
-    reply.header('etag', etag).header('cache-control', 'public, max-age=1');
-    if (req.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.type(contentType).send(body);
-  });
+  // Answers recorded from the service: by URL (query included) and the exact
+  // Accept-Encoding the load sends, each with the bytes and headers to send back.
+  const variants = new Map<string, { body: Buffer; headers: Record<string, string>; etag: string }>();
+  const manifest = JSON.parse(readFileSync(process.env.BARE_MANIFEST!, 'utf8')) as { url: string; acceptEncoding: string; file: string; headers: Record<string, string> }[];
+  for (const v of manifest) variants.set(`${v.url}\n${v.acceptEncoding}`, { body: readFileSync(v.file), headers: v.headers, etag: v.headers.etag ?? '' });
+  const answer = (req: FastifyRequest, reply: FastifyReply) => {
+    const v = variants.get(`${req.url}\n${req.headers['accept-encoding'] ?? ''}`);
+    if (!v) return reply.code(404).send();
+    reply.headers(v.headers);
+    if (req.headers['if-none-match'] === v.etag) {
+      // As the service: a 304 carries the tag, vary and cache-control, no body headers.
+      reply.removeHeader('content-encoding');
+      reply.removeHeader('content-type');
+      return reply.code(304).send();
+    }
+    return reply.send(v.body);
+  };
+  app.get('/v1/shows/:id/seats', answer);
+  app.get('/v1/shows/:id/sections', answer);
 } else {
   throw new Error(`usage: bareServer.js claim|static (got ${mode})`);
 }

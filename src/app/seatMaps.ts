@@ -7,17 +7,16 @@ import type { Queryable } from '../db/client.js';
 import { seatStates } from '../db/seats.js';
 import { publishPending } from '../db/seatChanges.js';
 import type { HallCatalog } from './hallCatalog.js';
+import { SeatMapSnapshot, type MapSeat } from './seatMapSnapshot.js';
 
-export interface SeatMapAnswer {
-  etag: string;
-  version: number;
-  /** The serialized JSON body, ready to send. */
-  body: Buffer;
-}
+/** The map (`etag`, `version`, `body`) and the answers made from the same read (sections, a section). */
+export type SeatMapAnswer = SeatMapSnapshot;
 
 interface Entry {
   at: number;
   answer: Promise<SeatMapAnswer | null>;
+  /** The answer once built, for readers that need not wait a turn of the event loop. */
+  ready?: SeatMapAnswer;
 }
 
 export class SeatMaps {
@@ -29,21 +28,23 @@ export class SeatMaps {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** The map, from memory when fresh enough; concurrent misses share one build. */
-  get(showId: string): { answer: Promise<SeatMapAnswer | null>; cached: boolean } {
+  /** The map, from memory when fresh enough (`ready` when already built); concurrent misses share one build. */
+  get(showId: string): { answer: Promise<SeatMapAnswer | null>; cached: boolean; ready?: SeatMapAnswer } {
     const now = Date.now();
     const entry = this.entries.get(showId);
-    if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true };
-    const answer = this.build(showId);
+    if (entry && now - entry.at < this.maxAgeMs) return { answer: entry.answer, cached: true, ready: entry.ready };
+    const answer = this.build(showId, entry?.answer);
     if (this.maxAgeMs > 0) {
       if (this.entries.size > 5_000) this.entries.clear();
-      this.entries.set(showId, { at: now, answer });
-      answer.then((a) => { if (!a) this.entries.delete(showId); }, () => this.entries.delete(showId));
+      const fresh: Entry = { at: now, answer };
+      this.entries.set(showId, fresh);
+      answer.then((a) => { if (a) fresh.ready = a; else this.entries.delete(showId); }, () => this.entries.delete(showId));
     }
     return { answer, cached: false };
   }
 
-  private async build(showId: string): Promise<SeatMapAnswer | null> {
+  /** A fresh read; `previous` (the last snapshot) is kept, with what it built, when nothing changed since. */
+  private async build(showId: string, previous?: Promise<SeatMapAnswer | null>): Promise<SeatMapAnswer | null> {
     const layout = await this.halls.forShow(showId);
     if (!layout) return null;
     // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
@@ -53,21 +54,20 @@ export class SeatMaps {
       this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),
     ]);
     const tiers = prices.rows[0]?.price_tiers ?? {};
-    const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
-    const seats = layout.seats.map((s) => ({
-      seat: s.seat_id,
-      status: statusOf.get(s.seat_id) ?? 'available',
-      tier: s.tier,
-      price: tiers[s.tier] ?? null,
-      row: s.row,
-      number: s.number,
-      ...(s.section ? { section: s.section } : {}),
-      ...(s.accessible ? { accessible: true } : {}),
-    }));
-    const body = Buffer.from(JSON.stringify({ show_id: showId, version: states.version, seats }));
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.
     const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
-    return { etag: `"${states.version}.${states.lazilyExpired}.${priceTag}"`, version: states.version, body };
+    const etag = `"${states.version}.${states.lazilyExpired}.${priceTag}"`;
+    const before = await previous?.catch(() => null);
+    if (before && before.etag === etag) return before;
+    const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
+    const seats = layout.seats.map((s) => {
+      // Assigned, not spread: a stadium has 60,000 of them every refresh.
+      const seat: MapSeat = { seat: s.seat_id, status: statusOf.get(s.seat_id) ?? 'available', tier: s.tier, price: tiers[s.tier] ?? null, row: s.row, number: s.number };
+      if (s.section) seat.section = s.section;
+      if (s.accessible) seat.accessible = true;
+      return seat;
+    });
+    return new SeatMapSnapshot(showId, states.version, etag, seats);
   }
 }

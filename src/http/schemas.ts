@@ -148,6 +148,27 @@ export const SeatMap = Type.Object({
   })),
 });
 
+export const SeatMapQuery = Type.Object({
+  section: Type.Optional(Type.String({
+    minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9]+$',
+    description: "Only this section's seats (a large hall); an unknown section is a 400 VALIDATION_FAILED",
+  })),
+});
+export type SeatMapQuery = Static<typeof SeatMapQuery>;
+
+export const SeatSections = Type.Object({
+  show_id: Type.String(),
+  version: Type.Integer({ description: "The show's map version, as on the map" }),
+  sections: Type.Array(Type.Object({
+    section: Type.String(),
+    available: Type.Integer(),
+    held: Type.Integer(),
+    booked: Type.Integer(),
+    min_price: Type.Union([Type.Integer(), Type.Null()], { description: "The lowest price among all the section's seats, whatever their status" }),
+    max_price: Type.Union([Type.Integer(), Type.Null()], { description: "The highest price among all the section's seats, whatever their status" }),
+  }), { description: 'One per section, in layout order; empty for a hall without sections' }),
+});
+
 // Holds
 export const HoldInput = Type.Object({
   seats: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: 1000 }),

@@ -1,13 +1,23 @@
 // A small HTTP client over undici with a large connection pool, so tests can fire
 // hundreds of truly parallel requests at the service.
 import { Agent, request } from 'undici';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** The body as decoded (Content-Encoding gzip or br undone, as a browser would). */
   text: string;
+  /** The body's bytes as they came over the wire. */
+  wire?: Buffer;
+}
+
+function decoded(wire: Buffer, encoding: string | string[] | undefined): Buffer {
+  if (encoding === 'gzip') return gunzipSync(wire);
+  if (encoding === 'br') return brotliDecompressSync(wire);
+  return wire;
 }
 
 const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 10_000 });
@@ -38,10 +48,11 @@ export class HttpClient {
       headers['content-type'] ??= 'application/json';
     }
     const res = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body, dispatcher: this.dispatcher });
-    const text = await res.body.text();
+    const wire = Buffer.from(await res.body.arrayBuffer());
+    const text = decoded(wire, res.headers['content-encoding']).toString('utf8');
     let parsed: unknown = undefined;
     if (text && String(res.headers['content-type'] ?? '').includes('json')) parsed = JSON.parse(text);
-    const answer = { status: res.statusCode, headers: res.headers, body: parsed, text };
+    const answer = { status: res.statusCode, headers: res.headers, body: parsed, text, wire };
     observers.get(this.baseUrl)?.check(method, path, answer);
     return answer;
   }
