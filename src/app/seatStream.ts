@@ -9,7 +9,7 @@ import type { Delta } from '../live/deltas.js';
 import type { LiveMetrics } from '../live/liveMetrics.js';
 import type { SeatFeed } from '../live/seatFeed.js';
 import type { HallCatalog, HallLayout } from './hallCatalog.js';
-import type { SeatMaps } from './seatMaps.js';
+import type { SeatMapAnswer, SeatMaps } from './seatMaps.js';
 
 export interface StreamSink {
   /** Writes text; false when the viewer cannot take more (too slow, or gone). */
@@ -187,16 +187,15 @@ export class SeatStreams {
     return text;
   }
 
-  private snapshotText(v: Viewer, map: { etag: string; version: number; body: Buffer }): string {
-    const { inSection } = v;
+  private snapshotText(v: Viewer, map: SeatMapAnswer): string {
     const key = `${v.showId}\u0000${v.section ?? ''}`;
     const cached = this.snapshots.get(key);
     if (cached?.etag === map.etag) return cached.text;
-    let data = map.body.toString('utf8');
-    if (inSection) {
-      const whole = JSON.parse(data) as { seats: { seat: string }[] };
-      data = JSON.stringify({ ...whole, seats: whole.seats.filter((s) => inSection.has(s.seat)) });
-    }
+    // The section's part of the map is built once per map refresh (null only for a
+    // section the hall lacks, which open() refused already).
+    const part = v.section === null ? map.body : map.section(v.section)?.bytes;
+    if (!part) throw new Error(`show ${v.showId}: the map has no section ${v.section}`);
+    const data = part.toString('utf8');
     const text = `id: ${map.version}\nevent: snapshot\ndata: ${data}\n\n`;
     if (this.snapshots.size > 1000) this.snapshots.clear();
     this.snapshots.set(key, { etag: map.etag, text });
