@@ -18,11 +18,12 @@
 //   BENCH_B_MAX_SECONDS (cap of (b) alone, default BENCH_MAX_SECONDS: shorter while tuning (c))
 //   BENCH_ROWS=26 BENCH_SEATS_PER_ROW=300 BENCH_POOL_SIZE=20 BENCH_TIMEOUT_MS=3000
 //   BENCH_ADMIT_CEILING_PER_MINUTE (default: 1.5 × the unloaded goodput)
+//   BENCH_CPU_PROF=1               profile each run's service into .bench-out/prof
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runBenchmark } from './lib/cleanup.js';
 import { ADMIN_URL, createBenchDatabase } from './lib/db.js';
-import { freePort, startDelayProxy, startService, type Child } from './lib/child.js';
+import { freePort, profileFlags, startDelayProxy, startService, type Child } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
@@ -102,16 +103,16 @@ runBenchmark(async () => {
     WAITING_ROOM_PREFIX: `bo_bench_wr:${randomBytes(6).toString('hex')}`,
   };
   const limitOff = { PURCHASE_CONCURRENCY: '1000000', PURCHASE_CONCURRENCY_MIN: '1000000', PURCHASE_CONCURRENCY_MAX: '1000000' };
-  const start = async (env: Record<string, string>): Promise<Child> => {
+  const start = async (env: Record<string, string>, label: string): Promise<Child> => {
     const paysimPort = await freePort();
-    const s = await startService({ databaseUrl: slowUrl.toString(), env: { ...baseEnv, PAYSIM_PORT: String(paysimPort), ...env } });
+    const s = await startService({ databaseUrl: slowUrl.toString(), env: { ...baseEnv, PAYSIM_PORT: String(paysimPort), ...env }, nodeFlags: profileFlags(`overload-${label}`) });
     // The bundled payment simulator starts after the service listens: wait for it too.
     while (!(await fetch(`http://127.0.0.1:${paysimPort}/`).then(() => true, () => false))) await sleep(100);
     note(`service pid ${s.pid} on ${s.baseUrl}`);
     return s;
   };
 
-  let service = await start(limitOff);
+  let service = await start(limitOff, 'a');
   const admin = await adminToken(service.baseUrl);
   const showOf = (waiting_room: boolean) => createShow(service.baseUrl, admin, { rows, seatsPerRow, per_user_limit: 1000, waiting_room });
   const shows = { a: await showOf(false), b: await showOf(false), c: await showOf(true) };
@@ -192,13 +193,13 @@ runBenchmark(async () => {
   };
 
   note(`\n(b) ${buyersN} buyers within ${arrivalSeconds} s, no waiting room, purchase-path limit off`);
-  service = await start(limitOff);
+  service = await start(limitOff, 'b');
   const b = await crowd('b', shows.b.showId, false, bMaxSeconds);
   await service.stop();
 
   const ceiling = process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? envNumber('BENCH_ADMIT_CEILING_PER_MINUTE', 1) : Math.max(60, Math.round(1.5 * goodputA * 60));
   note(`\n(c) ${buyersN} buyers within ${arrivalSeconds} s, waiting room (admission ceiling ${ceiling}/min), purchase-path limit on`);
-  service = await start({ WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) });
+  service = await start({ WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) }, 'c');
   const c = await crowd('c', shows.c.showId, true, maxSeconds);
   const view = await call(service.baseUrl, 'GET', `/v1/admin/shows/${shows.c.showId}/queue`, { token: await adminToken(service.baseUrl) });
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
