@@ -21,6 +21,7 @@
 //   BENCH_HOLD_CONCURRENCY=32      connections racing for holds (one buyer each)
 //   BENCH_SEATS=400                seats of the show (rows of 20)
 //   BENCH_OPEN_BATCH=500           viewers connecting at a time
+//   BENCH_ROUNDS=2                 slices per target (none, boxoffice, bare), taken in ABBA order
 import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
@@ -167,6 +168,18 @@ function firstSnapshot(url: string): Promise<{ bytes: Buffer; version: number }>
   });
 }
 
+/** The service's /metrics as name → value (labels summed). */
+async function scrape(origin: string): Promise<Map<string, number>> {
+  const r = await request(`${origin}/metrics`);
+  const text = await r.body.text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+)(\{[^}]*\})? ([-0-9.e+]+)$/.exec(line);
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? 0) + Number(m[3]));
+  }
+  return out;
+}
+
 function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
@@ -211,6 +224,7 @@ async function openCrowd(label: string, origin: string, streamPath: string, coun
 // The hold race: C connections, each its own buyer, 2 random adjacent seats.
 interface HoldRun {
   label: string;
+  seconds: number;
   windowStart: number;
   windowEnd: number;
   answered: number;
@@ -232,7 +246,7 @@ async function holdRace(o: {
   const start = now();
   const windowStart = start + o.warmupSeconds * 1000;
   const windowEnd = windowStart + o.seconds * 1000;
-  const run: HoldRun = { label: o.label, windowStart, windowEnd, answered: 0, held: 0, conflicts: 0, errors: new Map(), cpu: {} };
+  const run: HoldRun = { label: o.label, seconds: o.seconds, windowStart, windowEnd, answered: 0, held: 0, conflicts: 0, errors: new Map(), cpu: {} };
   const readMeters = () => Object.fromEntries(Object.entries(o.meters).map(([k, f]) => [k, f()]));
   let cpuStart: Record<string, number | null> = {};
   const cpuTimer = setTimeout(() => { cpuStart = readMeters(); }, o.warmupSeconds * 1000);
@@ -284,76 +298,100 @@ async function holdRace(o: {
   return run;
 }
 
-/** The latest 201 of `seat` answered no later than `at` + slack (a delta may be read before its hold's answer). */
-function commitOf(seat: string, at: number): number | null {
-  const times = heldAt.get(seat);
+/** When each seat was held, by the holds' created_at (the claim transaction's start), from the database. */
+async function heldInDatabase(url: string, showId: string, from: number, to: number): Promise<Map<string, number[]>> {
+  const rows = await adminQuery<{ seats: string[]; at: number }>(
+    `select seats, extract(epoch from created_at) * 1000 as at from holds
+      where show_id = $1 and created_at between to_timestamp($2::float8 / 1000) and to_timestamp($3::float8 / 1000) order by created_at`,
+    [showId, from, to], url);
+  const bySeat = new Map<string, number[]>();
+  for (const r of rows) for (const s of r.seats) (bySeat.get(s) ?? bySeat.set(s, []).get(s)!).push(Number(r.at));
+  return bySeat;
+}
+
+/** The latest time in `times` no later than `at` + slack. */
+function latest(times: number[] | undefined, at: number, slack: number): number | null {
   if (!times) return null;
-  for (let k = times.length - 1; k >= 0; k--) if (times[k]! <= at + 100) return times[k]!;
+  for (let k = times.length - 1; k >= 0; k--) if (times[k]! <= at + slack) return times[k]!;
   return null;
 }
 
-/** Seat changes of deltas whose hold was answered inside the window: version → their commit times. */
-function changesInWindow(control: Control, h: HoldRun): { byVersion: Map<number, number[]>; found: number; unmatched: number; answered: number } {
-  const byVersion = new Map<number, number[]>();
-  let found = 0;
-  let unmatched = 0;
+interface WindowChanges {
+  /** version → write times (holds.created_at) of the seats it shows held, for holds written in the window. */
+  written: Map<number, number[]>;
+  /** version → the bench's 201 times of those seats. */
+  answered: Map<number, number[]>;
+  /** Seats answered 201 in the window; of them found held in a delta; held seats of deltas with no 201 to match. */
+  answeredCount: number;
+  found: number;
+  unmatched: number;
+}
+
+/**
+ * The seat changes of a window, matched to their holds. A seat can be held again
+ * only after its 1 s hold expired, so the latest hold of the seat before the delta
+ * came is its hold (a delta may be read just before its hold's 201: 100 ms slack).
+ */
+async function changesInWindow(control: Control, h: HoldRun, dbUrl: string, showId: string): Promise<WindowChanges> {
+  const db = await heldInDatabase(dbUrl, showId, h.windowStart - 3000, h.windowEnd + 3000);
+  const out: WindowChanges = { written: new Map(), answered: new Map(), answeredCount: 0, found: 0, unmatched: 0 };
+  const push = (m: Map<number, number[]>, v: number, t: number) => (m.get(v) ?? m.set(v, []).get(v)!).push(t);
   for (const [version, d] of control.deltas) {
+    if (d.at < h.windowStart || d.at > h.windowEnd + 3000) continue;
     for (const seat of d.held) {
-      const t = commitOf(seat, d.at);
-      if (t === null) { if (d.at >= h.windowStart && d.at <= h.windowEnd + 1000) unmatched++; continue; }
+      const t = latest(heldAt.get(seat), d.at, 100);
+      if (t === null) { out.unmatched++; continue; }
       if (t < h.windowStart || t > h.windowEnd) continue;
-      (byVersion.get(version) ?? byVersion.set(version, []).get(version)!).push(t);
-      found++;
+      push(out.answered, version, t);
+      out.found++;
+      const w = latest(db.get(seat), d.at, 0);
+      if (w !== null) push(out.written, version, w);
     }
   }
-  let answered = 0;
-  for (const times of heldAt.values()) for (const t of times) if (t >= h.windowStart && t <= h.windowEnd) answered++;
-  return { byVersion, found, unmatched, answered };
+  for (const times of heldAt.values()) for (const t of times) if (t >= h.windowStart && t <= h.windowEnd) out.answeredCount++;
+  return out;
 }
 
-interface StreamFigures {
-  commit: Histogram;
-  fanout: Histogram;
-  delivered: number;
-  expected: number;
-  viewers: number;
-  endedEarly: number;
-  gaps: number;
-  repeats: number;
-  failures: Record<string, number>;
-}
+/** Per (viewer, change) commit→arrival, per (viewer, delta) reference→arrival, delivered fraction; summed over slices. */
+class StreamTally {
+  /** From the claim transaction's start (holds.created_at). */
+  readonly commit = new Histogram();
+  /** From the bench's receipt of the 201. */
+  readonly answer = new Histogram();
+  readonly fanout = new Histogram();
+  delivered = 0;
+  expected = 0;
+  endedEarly = 0;
+  gaps = 0;
+  repeats = 0;
+  readonly failures: Record<string, number> = {};
 
-/** Per (viewer, change) commit→arrival, per (viewer, delta) reference→arrival, delivered fraction. */
-function figures(r: ViewerResults, changes: Map<number, number[]>, reference: (version: number) => number, endVersion: number): StreamFigures {
-  const n = r.snapshot.length;
-  const commit = new Histogram();
-  const fanout = new Histogram();
-  for (let k = 0; k < r.versions; k++) {
-    const version = r.firstVersion + k;
-    const commits = changes.get(version);
-    const ref = reference(version);
+  add(r: ViewerResults, c: WindowChanges, reference: (version: number) => number, endVersion: number): void {
+    const n = r.snapshot.length;
+    for (let k = 0; k < r.versions; k++) {
+      const version = r.firstVersion + k;
+      const commits = c.written.get(version);
+      const answers = c.answered.get(version);
+      const ref = reference(version);
+      for (let i = 0; i < n; i++) {
+        const a = r.arrivals[k * n + i]!;
+        if (Number.isNaN(a)) continue;
+        if (Number.isFinite(ref)) this.fanout.add(a - ref);
+        if (commits) for (const t of commits) this.commit.add(a - t);
+        if (answers) for (const t of answers) this.answer.add(a - t);
+      }
+    }
     for (let i = 0; i < n; i++) {
-      const a = r.arrivals[k * n + i]!;
-      if (Number.isNaN(a)) continue;
-      if (Number.isFinite(ref)) fanout.add(a - ref);
-      if (commits) for (const t of commits) commit.add(a - t);
+      if (r.snapshot[i]! < 0) continue;
+      const want = Math.max(0, endVersion - r.snapshot[i]!);
+      this.expected += want;
+      this.delivered += Math.min(want, r.received[i]!);
+      this.endedEarly += r.ended[i]!;
+      this.gaps += r.gaps[i]!;
+      this.repeats += r.repeats[i]!;
     }
+    for (const [k, v] of Object.entries(r.failures)) this.failures[k] = (this.failures[k] ?? 0) + v;
   }
-  let delivered = 0;
-  let expected = 0;
-  let endedEarly = 0;
-  let gaps = 0;
-  let repeats = 0;
-  for (let i = 0; i < n; i++) {
-    if (r.snapshot[i]! < 0) continue;
-    const want = Math.max(0, endVersion - r.snapshot[i]!);
-    expected += want;
-    delivered += Math.min(want, r.received[i]!);
-    endedEarly += r.ended[i]!;
-    gaps += r.gaps[i]!;
-    repeats += r.repeats[i]!;
-  }
-  return { commit, fanout, delivered, expected, viewers: n, endedEarly, gaps, repeats, failures: r.failures };
 }
 
 // ---------------------------------------------------------------------------
@@ -364,6 +402,7 @@ runBenchmark(async () => {
   const concurrency = envNumber('BENCH_HOLD_CONCURRENCY', 32);
   const seatCount = envNumber('BENCH_SEATS', 400);
   const batch = envNumber('BENCH_OPEN_BATCH', 500);
+  const rounds = envNumber('BENCH_ROUNDS', 2);
   const loadStart = os.loadavg();
   const fdLimit = openFileLimit();
   const fdNeed = viewers + concurrency + 50;
@@ -407,127 +446,170 @@ runBenchmark(async () => {
     await adminQuery('vacuum full show_seats', [], db.url);
     await adminQuery('vacuum holds', [], db.url);
   };
-  const race = async (label: string) => {
+  const race = async (label: string, s: number) => {
     await compact();
-    note(`\n${label}: ${concurrency} connections racing for holds, ${warmupSeconds} s warm-up + ${seconds} s`);
-    const r = await holdRace({ label, origin: service.baseUrl, showId: show.showId, tokens, rows: show.rows, seatsPerRow, seconds, warmupSeconds, meters });
+    note(`\n${label}: ${concurrency} connections racing for holds, ${warmupSeconds} s warm-up + ${fixed(s, 1)} s`);
+    const r = await holdRace({ label, origin: service.baseUrl, showId: show.showId, tokens, rows: show.rows, seatsPerRow, seconds: s, warmupSeconds, meters });
     // Holds of 1 s expire through the sweeper (every 500 ms): wait until the stream is quiet.
     await sleep(3000);
     return r;
   };
 
-  // Phase A: no viewers (only the control connection).
-  const noViewers1 = await race('no viewers');
+  // ABBA slices: none, ours, bare, then bare, ours, none, so drift and other work fall on every target alike.
+  type Target = 'none' | 'ours' | 'bare';
+  const races: Record<Target, HoldRun[]> = { none: [], ours: [], bare: [] };
+  const tally: Record<'ours' | 'bare', StreamTally> = { ours: new StreamTally(), bare: new StreamTally() };
+  const rss: Record<'ours' | 'bare', [number, number, number][]> = { ours: [], bare: [] };
   const controlLag = new Histogram();
-  {
-    const { byVersion } = changesInWindow(control, noViewers1);
-    for (const [v, ts] of byVersion) for (const t of ts) controlLag.add(control.deltas.get(v)!.at - t);
+  const forwardLag = new Histogram();
+  const changeCounts = { ours: { answered: 0, found: 0, unmatched: 0 }, bare: { answered: 0, found: 0, unmatched: 0 } };
+  const bareProblems: string[] = [];
+  const metrics: Map<string, number>[] = [];
+  const slice = seconds / rounds;
+  const order: Target[] = [];
+  for (let r = 0; r < rounds; r++) order.push(...(r % 2 === 0 ? (['none', 'ours', 'bare'] as const) : (['bare', 'ours', 'none'] as const)));
+  let step = 0;
+  for (const target of order) {
+    step++;
+    const label = `${step}/${order.length} ${target === 'none' ? 'no viewers' : `${viewers} viewers on ${target === 'ours' ? 'boxoffice' : 'the bare broadcaster'}`}`;
+    if (target === 'none') {
+      const h = await race(label, slice);
+      races.none.push(h);
+      const c = await changesInWindow(control, h, db.url, show.showId);
+      for (const [v, ts] of c.written) for (const t of ts) controlLag.add(control.deltas.get(v)!.at - t);
+      continue;
+    }
+    if (target === 'ours') {
+      metrics.push(await scrape(service.baseUrl));
+      const rss0 = rssKiB(service.pid);
+      note(`\n${label}: opening the viewers of ${streamPath}, ${batch} at a time (service VmRSS ${fixed(rss0 / 1024, 0)} MiB)`);
+      const crowd = await openCrowd('boxoffice', service.baseUrl, streamPath, viewers, batch);
+      await sleep(2000);
+      const rss1 = rssKiB(service.pid);
+      metrics.push(await scrape(service.baseUrl));
+      note(`  service VmRSS ${fixed(rss1 / 1024, 0)} MiB with ${viewers} viewers`);
+      const h = await race(label, slice);
+      const rss2 = rssKiB(service.pid);
+      metrics.push(await scrape(service.baseUrl));
+      const results = await crowd.collect();
+      await crowd.close();
+      const c = await changesInWindow(control, h, db.url, show.showId);
+      tally.ours.add(results, c, (v) => control.deltas.get(v)?.at ?? NaN, control.last);
+      races.ours.push(h);
+      rss.ours.push([rss0, rss1, rss2]);
+      changeCounts.ours.answered += c.answeredCount; changeCounts.ours.found += c.found; changeCounts.ours.unmatched += c.unmatched;
+      await sleep(1000);
+      continue;
+    }
+    // The bare broadcaster starts its viewers with the service's current snapshot and gets every delta after it.
+    const snap = await firstSnapshot(`${service.baseUrl}${streamPath}`);
+    if (snap.version !== control.last) note(`warning: the fresh snapshot is version ${snap.version}, the control stream is at ${control.last}`);
+    await request(`${bare.baseUrl}/snapshot`, { method: 'POST', body: snap.bytes, dispatcher: bareAgent }).then((r) => r.body.dump());
+    control.forwardAbove = snap.version;
+    const bareControl = new Control(null);
+    await bareControl.open(`${bare.baseUrl}/stream`);
+    const rss0 = rssKiB(bare.pid);
+    note(`\n${label}: opening the viewers, ${batch} at a time (bare VmRSS ${fixed(rss0 / 1024, 0)} MiB); they start with the service's snapshot ${snap.version} (${snap.bytes.length} bytes)`);
+    const crowd = await openCrowd('bare', bare.baseUrl, '/stream', viewers, batch);
+    await sleep(2000);
+    const rss1 = rssKiB(bare.pid);
+    const h = await race(label, slice);
+    await control.flushed();
+    const rss2 = rssKiB(bare.pid);
+    const results = await crowd.collect();
+    const end = control.lastForwarded;
+    await crowd.close();
+    control.forwardAbove = null;
+    bareControl.close();
+    const c = await changesInWindow(control, h, db.url, show.showId);
+    tally.bare.add(results, c, (v) => bareControl.deltas.get(v)?.at ?? NaN, end);
+    for (const [v, d] of bareControl.deltas) { const sent = control.deltas.get(v)?.sentAt; if (sent !== undefined) forwardLag.add(d.at - sent); }
+    bareProblems.push(...bareControl.problems);
+    races.bare.push(h);
+    rss.bare.push([rss0, rss1, rss2]);
+    changeCounts.bare.answered += c.answeredCount; changeCounts.bare.found += c.found; changeCounts.bare.unmatched += c.unmatched;
+    await sleep(1000);
   }
-
-  // Phase B: V viewers on the service.
-  const serviceRss0 = rssKiB(service.pid);
-  note(`\nopening ${viewers} viewers of ${streamPath} on the service, ${batch} at a time (service VmRSS ${fixed(serviceRss0 / 1024, 0)} MiB)`);
-  const ours = await openCrowd('boxoffice', service.baseUrl, streamPath, viewers, batch);
-  await sleep(2000);
-  const serviceRss1 = rssKiB(service.pid);
-  note(`service VmRSS ${fixed(serviceRss1 / 1024, 0)} MiB with ${viewers} viewers`);
-  const withOurs = await race(`${viewers} viewers on boxoffice`);
-  const serviceRss2 = rssKiB(service.pid);
-  const ourResults = await ours.collect();
-  const ourEnd = control.last;
-  await ours.close();
-
-  // Phase C: V viewers on the bare broadcaster, fed the same deltas.
-  await sleep(1000);
-  const snap = await firstSnapshot(`${service.baseUrl}${streamPath}`);
-  if (snap.version !== control.last) note(`warning: the fresh snapshot is version ${snap.version}, the control stream is at ${control.last}`);
-  await request(`${bare.baseUrl}/snapshot`, { method: 'POST', body: snap.bytes, dispatcher: bareAgent }).then((r) => r.body.dump());
-  control.forwardAbove = snap.version;
-  const bareRss0 = rssKiB(bare.pid);
-  note(`\nopening ${viewers} viewers on the bare broadcaster (VmRSS ${fixed(bareRss0 / 1024, 0)} MiB); it starts them with the service's snapshot ${snap.version} (${snap.bytes.length} bytes)`);
-  const theirs = await openCrowd('bare', bare.baseUrl, '/stream', viewers, batch);
-  await sleep(2000);
-  const bareRss1 = rssKiB(bare.pid);
-  const withBare = await race(`${viewers} viewers on the bare broadcaster`);
-  await control.flushed();
-  const bareRss2 = rssKiB(bare.pid);
-  const bareResults = await theirs.collect();
-  const bareEnd = control.lastForwarded;
-  await theirs.close();
-  control.forwardAbove = null;
-
-  // Phase A again: drift (dead rows, other work on the machine) falls on both sides.
-  await sleep(1000);
-  const noViewers2 = await race('no viewers, again');
   const loadEnd = os.loadavg();
 
-  // ---- figures
-  const oursChanges = changesInWindow(control, withOurs);
-  const bareChanges = changesInWindow(control, withBare);
-  const o = figures(ourResults, oursChanges.byVersion, (v) => control.deltas.get(v)?.at ?? NaN, ourEnd);
-  const b = figures(bareResults, bareChanges.byVersion, (v) => control.deltas.get(v)?.sentAt ?? NaN, bareEnd);
-  const rate = (h: HoldRun) => h.answered / seconds;
-  const heldRate = (h: HoldRun) => h.held / seconds;
-  const baseRate = (rate(noViewers1) + rate(noViewers2)) / 2;
-  const baseHeld = (heldRate(noViewers1) + heldRate(noViewers2)) / 2;
-  const kib = (k: number) => fixed(k, 1);
-  const ourPerConn = ((serviceRss1 - serviceRss0) * 1024) / viewers / 1024;
-  const barePerConn = ((bareRss1 - bareRss0) * 1024) / viewers / 1024;
-  const deltasPerSecond = (h: HoldRun) => [...control.deltas.values()].filter((d) => d.at >= h.windowStart && d.at <= h.windowEnd).length / seconds;
+  // ---- the report
+  const total = (hs: HoldRun[], f: (h: HoldRun) => number) => hs.reduce((acc, h) => acc + f(h), 0) / hs.reduce((acc, h) => acc + h.seconds, 0);
+  const rate = (t: Target) => total(races[t], (h) => h.answered);
+  const heldRate = (t: Target) => total(races[t], (h) => h.held);
+  const deltaRate = (t: Target) => total(races[t], (h) => [...control.deltas.values()].filter((d) => d.at >= h.windowStart && d.at <= h.windowEnd).length);
+  const perConn = (t: 'ours' | 'bare') => rss[t].reduce((acc, [a, b]) => acc + (b - a), 0) / rss[t].length / viewers;
+  const o = tally.ours;
+  const b = tally.bare;
+  const cell = (h: Histogram, q: number) => fixed(h.at(q), 1);
+  const ratio = (x: number, y: number) => fixed(x / y, 2);
+  const rssCell = (t: 'ours' | 'bare') => rss[t].map((r) => r.map((k) => fixed(k / 1024, 0)).join('/')).join('; ');
+
+  // CPU for delivering: the bare process's all of it; the service's beyond what its hold answers cost without viewers.
+  const cpuOf = (hs: HoldRun[], k: string) => hs.reduce((acc, h) => acc + (h.cpu[k] ?? NaN), 0);
+  const answersOf = (hs: HoldRun[]) => hs.reduce((acc, h) => acc + h.answered, 0);
+  const servicePerAnswer = cpuOf(races.none, 'service') / answersOf(races.none);
+  const ourCpuPerDelivery = ((cpuOf(races.ours, 'service') - servicePerAnswer * answersOf(races.ours)) * 1e6) / o.fanout.count;
+  const bareCpuPerDelivery = (cpuOf(races.bare, 'bare') * 1e6) / b.fanout.count;
 
   say('');
   say(`== bench:stream — ${viewers} viewers of one ${rowCount * seatsPerRow}-seat show's GET /v1/shows/{id}/seats/stream on one instance, while ${concurrency} connections race for holds`);
-  say(`   (2 random adjacent seats, hold_ttl_seconds 1, expiries through the sweeper); ${seconds} s measured per phase after ${warmupSeconds} s warm-up;`);
+  say(`   (2 random adjacent seats, hold_ttl_seconds 1, expiries through the sweeper); ${seconds} s measured per target in ${rounds} slice(s) of ${fixed(slice, 1)} s, ABBA order`);
+  say(`   (${order.join(', ')}), each after ${warmupSeconds} s warm-up; the viewers connect (and get their snapshot) before each slice's race and leave after it;`);
   say(`   ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; service, PostgreSQL, bare broadcaster and the bench (viewers in one worker thread) share them;`);
   say(`   load average ${loadStart.map((x) => fixed(x, 1)).join(' ')} at start, ${loadEnd.map((x) => fixed(x, 1)).join(' ')} at end (other work on this machine shows up here); open file limit ${fdLimit}`);
-  say('   bare: node:http, one Set of responses, each delta forwarded byte for byte by the bench (from a control connection to the service) and written to every viewer');
+  say('   bare: node:http, a Set of responses; the bench forwards every delta its control connection to the service gets, byte for byte, and it writes them to every viewer');
   say('');
-  const cell = (h: Histogram, q: number) => fixed(h.at(q), 1);
-  const ratio = (x: number, y: number) => fixed(x / y, 2);
   say(table(['', 'boxoffice', 'bare node:http', 'ours / bare'], [
     ['commit→delivery p50 ms', cell(o.commit, 0.5), cell(b.commit, 0.5), ratio(o.commit.at(0.5), b.commit.at(0.5))],
     ['commit→delivery p99 ms', cell(o.commit, 0.99), cell(b.commit, 0.99), ratio(o.commit.at(0.99), b.commit.at(0.99))],
     ['commit→delivery max ms', cell(o.commit, 1), cell(b.commit, 1), ''],
     ['  (viewer, seat change) samples', String(o.commit.count), String(b.commit.count), ''],
+    ['201 answer→delivery p50 ms', cell(o.answer, 0.5), cell(b.answer, 0.5), ratio(o.answer.at(0.5), b.answer.at(0.5))],
+    ['201 answer→delivery p99 ms', cell(o.answer, 0.99), cell(b.answer, 0.99), ratio(o.answer.at(0.99), b.answer.at(0.99))],
     ['fan-out p50 ms', cell(o.fanout, 0.5), cell(b.fanout, 0.5), ratio(o.fanout.at(0.5), b.fanout.at(0.5))],
     ['fan-out p99 ms', cell(o.fanout, 0.99), cell(b.fanout, 0.99), ratio(o.fanout.at(0.99), b.fanout.at(0.99))],
     ['  (viewer, delta) samples', String(o.fanout.count), String(b.fanout.count), ''],
     ['delivered fraction', fixed(o.delivered / o.expected, 5), fixed(b.delivered / b.expected, 5), ''],
     ['  deltas received / expected', `${o.delivered}/${o.expected}`, `${b.delivered}/${b.expected}`, ''],
     ['  streams ended early, gaps, repeats', `${o.endedEarly}, ${o.gaps}, ${o.repeats}`, `${b.endedEarly}, ${b.gaps}, ${b.repeats}`, ''],
-    ['memory per connection KiB (VmRSS Δ / V)', kib(ourPerConn), kib(barePerConn), ratio(ourPerConn, barePerConn)],
-    ['  VmRSS MiB: before, viewers on, after race', [serviceRss0, serviceRss1, serviceRss2].map((k) => fixed(k / 1024, 0)).join(', '), [bareRss0, bareRss1, bareRss2].map((k) => fixed(k / 1024, 0)).join(', '), ''],
-    ['hold answers/s with viewers', fixed(rate(withOurs), 0), fixed(rate(withBare), 0), ratio(rate(withOurs), rate(withBare))],
-    ['  vs without viewers', ratio(rate(withOurs), baseRate), ratio(rate(withBare), baseRate), ''],
-    ['holds answered 201/s with viewers', fixed(heldRate(withOurs), 0), fixed(heldRate(withBare), 0), ''],
-    ['deltas/s on the stream', fixed(deltasPerSecond(withOurs), 1), fixed(deltasPerSecond(withBare), 1), ''],
+    ['memory per connection KiB (VmRSS Δ / V)', fixed(perConn('ours'), 1), fixed(perConn('bare'), 1), ratio(perConn('ours'), perConn('bare'))],
+    ['  VmRSS MiB before/with viewers/after race', rssCell('ours'), rssCell('bare'), ''],
+    ['CPU µs per (viewer, delta) sent', fixed(ourCpuPerDelivery, 2), fixed(bareCpuPerDelivery, 2), ratio(ourCpuPerDelivery, bareCpuPerDelivery)],
+    ['hold answers/s with viewers', fixed(rate('ours'), 0), fixed(rate('bare'), 0), ratio(rate('ours'), rate('bare'))],
+    ['  vs without viewers', ratio(rate('ours'), rate('none')), ratio(rate('bare'), rate('none')), ''],
+    ['holds answered 201/s', fixed(heldRate('ours'), 0), fixed(heldRate('bare'), 0), ''],
+    ['deltas/s on the stream', fixed(deltaRate('ours'), 1), fixed(deltaRate('bare'), 1), ''],
   ]));
   say('');
-  say(`hold race without viewers: ${fixed(rate(noViewers1), 0)} and ${fixed(rate(noViewers2), 0)} answers/s (before, after), mean ${fixed(baseRate, 0)}; 201s ${fixed(baseHeld, 0)}/s; ` +
+  say(`hold race without viewers: ${races.none.map((h) => fixed(h.answered / h.seconds, 0)).join(' and ')} answers/s (first, last slice), ${fixed(rate('none'), 0)} overall; 201s ${fixed(heldRate('none'), 0)}/s; ` +
     `commit→control connection p50 ${cell(controlLag, 0.5)} ms, p99 ${cell(controlLag, 0.99)} ms (the feed alone: publisher every FEED_INTERVAL_MS 100, read, one viewer)`);
   const p99 = o.commit.at(0.99);
   say(`goal: commit→delivery p99 < ${GOAL_P99_MS} ms with ${viewers} viewers: ${p99 < GOAL_P99_MS ? 'met' : 'MISSED'} (${fixed(p99, 1)} ms)`);
   say('');
-  say('definitions: commit = the bench got the hold\'s 201 (the commit came just before); delivery = a viewer\'s socket delivered the delta naming the seat held;');
-  say('  fan-out = from the control connection\'s arrival (ours: it joined first, so it is written first) or the bench\'s forward (bare) to each viewer\'s arrival;');
+  say('definitions: commit = the claim transaction\'s start (holds.created_at, PostgreSQL\'s clock; the commit is a few ms later, so this errs long);');
+  say('  201 answer = when the bench\'s main thread read the hold\'s 201 (errs short when that thread lags); delivery = a viewer\'s socket delivered the delta naming the seat held;');
+  say('  fan-out = from a control connection\'s arrival (one on each server, in the bench\'s main thread, joined before the crowd so written to first) to each viewer\'s arrival;');
   say('  bare commit→delivery = our feed to the control connection + the forward + the bare fan-out; delivered = deltas in order from each viewer\'s snapshot to the last version.');
-  say(`seat changes answered 201 in the windows / found held in a delta: boxoffice ${oursChanges.answered}/${oursChanges.found}, bare ${bareChanges.answered}/${bareChanges.found}; held changes with no 201 to match: ${oursChanges.unmatched}, ${bareChanges.unmatched}`);
-  say(`negative samples (delta read before its hold's answer, counted as 0): ${o.commit.negative}, ${b.commit.negative}`);
+  say('  CPU per (viewer, delta): the bare process\'s CPU in its windows; the service\'s minus its answers × its CPU per answer in the no-viewer slices (≈).');
+  say(`seat changes answered 201 in the windows / found held in a delta: boxoffice ${changeCounts.ours.answered}/${changeCounts.ours.found}, bare ${changeCounts.bare.answered}/${changeCounts.bare.found}; held changes with no 201 to match: ${changeCounts.ours.unmatched}, ${changeCounts.bare.unmatched}`);
+  say(`bench forward → bare control connection: p50 ${cell(forwardLag, 0.5)} ms, p99 ${cell(forwardLag, 0.99)} ms (${forwardLag.count} deltas); bare control problems: ${bareProblems.length ? bareProblems.slice(0, 3).join('; ') : 'none'}`);
+  const m = (i: number, k: string) => metrics[i]?.get(k) ?? 0;
+  const heap = 'boxoffice_nodejs_heap_size_used_bytes';
+  const heapDelta = metrics.length >= 2 ? (m(1, heap) - m(0, heap)) / 1024 / viewers : NaN;
+  say(`service metrics (first boxoffice slice): viewers ${m(0, 'boxoffice_seat_stream_viewers')} → ${m(1, 'boxoffice_seat_stream_viewers')} → ${m(2, 'boxoffice_seat_stream_viewers')} (before, viewers on, after race);` +
+    ` dropped ${m(metrics.length - 1, 'boxoffice_seat_stream_dropped_total')} (whole run); deltas sent ${m(2, 'boxoffice_seat_stream_deltas_sent_total') - m(1, 'boxoffice_seat_stream_deltas_sent_total')} in the race;` +
+    ` V8 heap used ${fixed(m(0, heap) / 2 ** 20, 0)} → ${fixed(m(1, heap) / 2 ** 20, 0)} MiB (${fixed(heapDelta, 1)} KiB per viewer, no forced GC)`);
+  say(`negative samples, counted as 0 (commit: clock trouble; 201: the viewer read the delta before the bench read the 201): commit ${o.commit.negative}, ${b.commit.negative}; 201 ${o.answer.negative}, ${b.answer.negative}`);
+  say(`clocks: performance.timeOrigin + now() − Date.now() = ${fixed(now() - Date.now(), 1)} ms in the main thread`);
   say('');
-  const cpuRow = (name: string, h: HoldRun) => {
-    const pct = (k: string) => (h.cpu[k] == null ? '-' : `${fixed((100 * h.cpu[k]!) / seconds, 0)}%`);
-    return [name, fixed(rate(h), 0), pct('service'), pct('bare'), pct('bench'), h.cpu.machine == null ? '-' : `${fixed((100 * h.cpu.machine) / (seconds * os.cpus().length), 0)}%`];
+  const cpuRow = (h: HoldRun) => {
+    const pct = (k: string) => (h.cpu[k] == null ? '-' : `${fixed((100 * h.cpu[k]!) / h.seconds, 0)}%`);
+    return [h.label, fixed(h.answered / h.seconds, 0), pct('service'), pct('bare'), pct('bench'), h.cpu.machine == null ? '-' : `${fixed((100 * h.cpu.machine) / (h.seconds * os.cpus().length), 0)}%`];
   };
+  const all = [...races.none, ...races.ours, ...races.bare].sort((x, y) => x.windowStart - y.windowStart);
   say('CPU in the measured windows (% of one core; machine busy = all cores):');
-  say(table(['phase', 'answers/s', 'service', 'bare', 'bench (race + viewers)', 'machine busy'], [
-    cpuRow('no viewers', noViewers1),
-    cpuRow(`${viewers} viewers on boxoffice`, withOurs),
-    cpuRow(`${viewers} viewers on bare`, withBare),
-    cpuRow('no viewers, again', noViewers2),
-  ]));
-  for (const [name, h] of [['no viewers', noViewers1], ['boxoffice', withOurs], ['bare', withBare], ['no viewers again', noViewers2]] as const) {
-    if (h.errors.size) say(`hold errors (${name}): ${[...h.errors].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-  }
+  say(table(['slice', 'answers/s', 'service', 'bare', 'bench (race + viewers)', 'machine busy'], all.map(cpuRow)));
+  for (const h of all) if (h.errors.size) say(`hold errors (${h.label}): ${[...h.errors].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
   for (const [name, f] of [['boxoffice', o], ['bare', b]] as const) {
     if (Object.keys(f.failures).length) say(`viewers that failed to connect (${name}): ${Object.entries(f.failures).map(([k, n]) => `${n} × ${k}`).join(', ')}`);
   }
