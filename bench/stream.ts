@@ -82,10 +82,8 @@ class Control {
   /** Forward deltas above this version to the bare broadcaster (null: do not). */
   forwardAbove: number | null = null;
   lastForwarded = -1;
-  private forwarding: Promise<void> = Promise.resolve();
+  private feed: http.ClientRequest | null = null;
   private req: http.ClientRequest | null = null;
-
-  constructor(private readonly bare: { origin: string; agent: Agent } | null) {}
 
   open(url: string): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -127,20 +125,26 @@ class Control {
     const data = JSON.parse(lines.slice(2).map((l) => l.slice(6)).join('\n')) as { version: number; changes: { seat: string; status: string }[] };
     const seen: DeltaSeen = { at, held: data.changes.filter((c) => c.status === 'held').map((c) => c.seat), sentAt: NaN };
     this.deltas.set(version, seen);
-    if (this.bare && this.forwardAbove !== null && version > this.forwardAbove) {
-      const bytes = Buffer.from(`${block}\n\n`);
-      const bare = this.bare;
-      this.forwarding = this.forwarding.then(async () => {
-        seen.sentAt = now();
-        const r = await request(`${bare.origin}/publish`, { method: 'POST', body: bytes, dispatcher: bare.agent });
-        await r.body.dump();
-        this.lastForwarded = version;
-      }).catch((err: unknown) => { this.problems.push(`forwarding ${version}: ${String(err)}`); });
+    if (this.feed && this.forwardAbove !== null && version > this.forwardAbove) {
+      seen.sentAt = now();
+      this.feed.write(`${block}\n\n`);
+      this.lastForwarded = version;
     }
   }
 
-  flushed(): Promise<void> {
-    return this.forwarding;
+  /** Starts forwarding to the bare broadcaster over one long POST (no round trip per delta). */
+  startForwarding(bareOrigin: string, above: number): void {
+    this.forwardAbove = above;
+    const req = http.request(`${bareOrigin}/feed`, { method: 'POST', agent: false, headers: { 'content-type': 'text/event-stream' } });
+    req.on('error', (err) => this.problems.push(`forwarding: ${String(err)}`));
+    req.flushHeaders();
+    this.feed = req;
+  }
+
+  stopForwarding(): void {
+    this.feed?.end();
+    this.feed = null;
+    this.forwardAbove = null;
   }
 
   close(): void {
@@ -194,6 +198,8 @@ function openFileLimit(): number {
 // The viewers, in a worker thread.
 interface Crowd {
   opened: { failures: Record<string, number>; withSnapshot: number };
+  /** Waits until every open viewer has delta `version` (or the timeout): how many are still behind, after how long. */
+  settle(version: number, timeoutMs: number): Promise<{ behind: number; ms: number }>;
   collect(): Promise<ViewerResults>;
   close(): Promise<void>;
 }
@@ -203,18 +209,21 @@ async function openCrowd(label: string, origin: string, streamPath: string, coun
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const unregister = onCleanup(`close the ${label} viewers`, async () => { worker.postMessage('close'); await Promise.race([exited, sleep(3000)]); await worker.terminate(); });
   let onResults: ((r: ViewerResults) => void) | null = null;
+  let onSettled: ((r: { behind: number; ms: number }) => void) | null = null;
   const t0 = performance.now();
   const opened = await new Promise<Crowd['opened']>((resolve, reject) => {
     worker.on('error', reject);
-    worker.on('message', (m: { type: 'progress'; opened: number; failed: number } | ({ type: 'opened' } & Crowd['opened']) | ViewerResults) => {
+    worker.on('message', (m: { type: 'progress'; opened: number; failed: number } | ({ type: 'opened' } & Crowd['opened']) | { type: 'settled'; behind: number; ms: number } | ViewerResults) => {
       if (m.type === 'progress') note(`  [${label}] ${m.opened}/${count} viewers connected (${m.failed} failed), ${fixed((performance.now() - t0) / 1000, 1)} s`);
       else if (m.type === 'opened') resolve({ failures: m.failures, withSnapshot: m.withSnapshot });
       else if (m.type === 'results') onResults?.(m);
+      else if (m.type === 'settled') onSettled?.(m);
     });
   });
   note(`  [${label}] ${opened.withSnapshot}/${count} viewers have their snapshot after ${fixed((performance.now() - t0) / 1000, 1)} s`);
   return {
     opened,
+    settle: (version, timeoutMs) => new Promise((resolve) => { onSettled = resolve; worker.postMessage({ type: 'settle', version, timeoutMs }); }),
     collect: () => new Promise((resolve) => { onResults = resolve; worker.postMessage('collect'); }),
     close: () => unregister(),
   };
@@ -431,7 +440,7 @@ runBenchmark(async () => {
 
   const bareAgent = new Agent({ connections: 1, pipelining: 1 });
   onCleanup('close the forwarding client', () => bareAgent.close());
-  const control = new Control({ origin: bare.baseUrl, agent: bareAgent });
+  const control = new Control();
   await control.open(`${service.baseUrl}${streamPath}`);
   onCleanup('close the control stream', () => control.close());
 
@@ -464,6 +473,7 @@ runBenchmark(async () => {
   const forwardLag = new Histogram();
   const changeCounts = { ours: { answered: 0, found: 0, unmatched: 0 }, bare: { answered: 0, found: 0, unmatched: 0 } };
   const bareProblems: string[] = [];
+  const settles: Record<'ours' | 'bare', { behind: number; ms: number }[]> = { ours: [], bare: [] };
   const metrics: Map<string, number>[] = [];
   const slice = seconds / rounds;
   const order: Target[] = [];
@@ -491,6 +501,8 @@ runBenchmark(async () => {
       const h = await race(label, slice);
       const rss2 = rssKiB(service.pid);
       metrics.push(await scrape(service.baseUrl));
+      const settled = await crowd.settle(control.last, 20_000);
+      settles.ours.push(settled);
       const results = await crowd.collect();
       await crowd.close();
       const c = await changesInWindow(control, h, db.url, show.showId);
@@ -505,8 +517,8 @@ runBenchmark(async () => {
     const snap = await firstSnapshot(`${service.baseUrl}${streamPath}`);
     if (snap.version !== control.last) note(`warning: the fresh snapshot is version ${snap.version}, the control stream is at ${control.last}`);
     await request(`${bare.baseUrl}/snapshot`, { method: 'POST', body: snap.bytes, dispatcher: bareAgent }).then((r) => r.body.dump());
-    control.forwardAbove = snap.version;
-    const bareControl = new Control(null);
+    control.startForwarding(bare.baseUrl, snap.version);
+    const bareControl = new Control();
     await bareControl.open(`${bare.baseUrl}/stream`);
     const rss0 = rssKiB(bare.pid);
     note(`\n${label}: opening the viewers, ${batch} at a time (bare VmRSS ${fixed(rss0 / 1024, 0)} MiB); they start with the service's snapshot ${snap.version} (${snap.bytes.length} bytes)`);
@@ -514,12 +526,13 @@ runBenchmark(async () => {
     await sleep(2000);
     const rss1 = rssKiB(bare.pid);
     const h = await race(label, slice);
-    await control.flushed();
     const rss2 = rssKiB(bare.pid);
-    const results = await crowd.collect();
     const end = control.lastForwarded;
+    const settled = await crowd.settle(end, 20_000);
+    settles.bare.push(settled);
+    const results = await crowd.collect();
     await crowd.close();
-    control.forwardAbove = null;
+    control.stopForwarding();
     bareControl.close();
     const c = await changesInWindow(control, h, db.url, show.showId);
     tally.bare.add(results, c, (v) => bareControl.deltas.get(v)?.at ?? NaN, end);
@@ -557,7 +570,7 @@ runBenchmark(async () => {
   say(`   (${order.join(', ')}), each after ${warmupSeconds} s warm-up; the viewers connect (and get their snapshot) before each slice's race and leave after it;`);
   say(`   ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; service, PostgreSQL, bare broadcaster and the bench (viewers in one worker thread) share them;`);
   say(`   load average ${loadStart.map((x) => fixed(x, 1)).join(' ')} at start, ${loadEnd.map((x) => fixed(x, 1)).join(' ')} at end (other work on this machine shows up here); open file limit ${fdLimit}`);
-  say('   bare: node:http, a Set of responses; the bench forwards every delta its control connection to the service gets, byte for byte, and it writes them to every viewer');
+  say('   bare: node:http, a Set of responses; the bench forwards every delta its control connection to the service gets, byte for byte, over one long POST, and it writes each to every viewer');
   say('');
   say(table(['', 'boxoffice', 'bare node:http', 'ours / bare'], [
     ['commit→delivery p50 ms', cell(o.commit, 0.5), cell(b.commit, 0.5), ratio(o.commit.at(0.5), b.commit.at(0.5))],
@@ -592,6 +605,7 @@ runBenchmark(async () => {
   say('  bare commit→delivery = our feed to the control connection + the forward + the bare fan-out; delivered = deltas in order from each viewer\'s snapshot to the last version.');
   say('  CPU per (viewer, delta): the bare process\'s CPU in its windows; the service\'s minus its answers × its CPU per answer in the no-viewer slices (≈).');
   say(`seat changes answered 201 in the windows / found held in a delta: boxoffice ${changeCounts.ours.answered}/${changeCounts.ours.found}, bare ${changeCounts.bare.answered}/${changeCounts.bare.found}; held changes with no 201 to match: ${changeCounts.ours.unmatched}, ${changeCounts.bare.unmatched}`);
+  say(`after each race and 3 s of quiet, every viewer had the last delta within: boxoffice ${settles.ours.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}; bare ${settles.bare.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}`);
   say(`bench forward → bare control connection: p50 ${cell(forwardLag, 0.5)} ms, p99 ${cell(forwardLag, 0.99)} ms (${forwardLag.count} deltas); bare control problems: ${bareProblems.length ? bareProblems.slice(0, 3).join('; ') : 'none'}`);
   const m = (i: number, k: string) => metrics[i]?.get(k) ?? 0;
   const heap = 'boxoffice_nodejs_heap_size_used_bytes';

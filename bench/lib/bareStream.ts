@@ -1,8 +1,9 @@
 // The bare baseline of bench:stream, as a child process: a node:http Server-Sent
 // Events broadcaster and nothing else. GET /stream answers with the service's SSE
-// headers, `retry:` and the snapshot it was given; POST /publish sends the posted
-// bytes (one event, as the service sent it) to every open stream, as they are.
-// POST /snapshot sets the snapshot event new streams start with.
+// headers, `retry:` and the snapshot it was given; POST /feed is one long request
+// whose body is a stream of events (as the service sent them): each complete event
+// goes to every open stream as it arrives, as it is. POST /publish does the same for
+// one event per request. POST /snapshot sets the snapshot event new streams start with.
 import http from 'node:http';
 
 const viewers = new Set<http.ServerResponse>();
@@ -30,6 +31,21 @@ const server = http.createServer((req, res) => {
       else for (const v of viewers) v.write(body);
       res.writeHead(204).end();
     });
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/feed') {
+    // One long request whose body is the event stream itself: every complete event
+    // (up to its blank line) goes to every viewer as soon as it arrives.
+    let pending: Buffer = Buffer.alloc(0);
+    req.on('data', (chunk: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      const end = pending.lastIndexOf('\n\n');
+      if (end < 0) return;
+      const events = pending.subarray(0, end + 2);
+      pending = pending.subarray(end + 2);
+      for (const v of viewers) v.write(events);
+    });
+    req.on('end', () => res.writeHead(204).end());
     return;
   }
   if (req.method === 'GET' && req.url === '/healthz') return void res.end('ok');

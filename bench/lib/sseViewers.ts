@@ -6,8 +6,8 @@
 // JSON. Per viewer: the snapshot's id, deltas received in order, gaps, repeats,
 // whether the stream ended early; per delta version, each viewer's arrival time.
 //
-// workerData: { origin, path, count, batch }. Messages in: 'collect', 'close'.
-// Messages out: progress, opened, results (see ViewerResults).
+// workerData: { origin, path, count, batch }. Messages in: {type: 'settle', version, timeoutMs}, 'collect', 'close'.
+// Messages out: progress, opened, settled, results (see ViewerResults).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -142,8 +142,18 @@ function run(o: ViewerOptions): void {
     port.postMessage({ type: 'opened', failures, withSnapshot: snapshot.filter((v) => v >= 0).length });
   })();
 
-  port.on('message', (m: string) => {
-    if (m === 'collect') {
+  port.on('message', (m: string | { type: 'settle'; version: number; timeoutMs: number }) => {
+    if (typeof m === 'object') {
+      // Answers once every viewer still open has the delta `version` (or at the timeout).
+      const t0 = Date.now();
+      const check = () => {
+        let behind = 0;
+        for (let i = 0; i < n; i++) if (!ended[i] && snapshot[i]! >= 0 && last[i]! < m.version) behind++;
+        if (behind === 0 || Date.now() - t0 >= m.timeoutMs) port.postMessage({ type: 'settled', behind, ms: Date.now() - t0 });
+        else setTimeout(check, 50);
+      };
+      check();
+    } else if (m === 'collect') {
       const versions = [...byVersion.keys()];
       const firstVersion = versions.length ? Math.min(...versions) : 0;
       const count = versions.length ? Math.max(...versions) - firstVersion + 1 : 0;
