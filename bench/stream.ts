@@ -71,7 +71,7 @@ class Histogram {
 // The control connection: one viewer of the service that parses every delta,
 // keeps when it came and which seats it shows held, and forwards it to the bare
 // broadcaster when asked.
-interface DeltaSeen { at: number; held: string[]; sentAt: number }
+interface DeltaSeen { at: number; held: string[]; sentAt: number; bytes: number }
 
 class Control {
   snapshotVersion = -1;
@@ -123,7 +123,7 @@ class Control {
     if (version !== this.last + 1) this.problems.push(`control: delta ${version} after ${this.last}`);
     this.last = version;
     const data = JSON.parse(lines.slice(2).map((l) => l.slice(6)).join('\n')) as { version: number; changes: { seat: string; status: string }[] };
-    const seen: DeltaSeen = { at, held: data.changes.filter((c) => c.status === 'held').map((c) => c.seat), sentAt: NaN };
+    const seen: DeltaSeen = { at, held: data.changes.filter((c) => c.status === 'held').map((c) => c.seat), sentAt: NaN, bytes: Buffer.byteLength(block) + 2 };
     this.deltas.set(version, seen);
     if (this.feed && this.forwardAbove !== null && version > this.forwardAbove) {
       seen.sentAt = now();
@@ -549,7 +549,9 @@ runBenchmark(async () => {
   const total = (hs: HoldRun[], f: (h: HoldRun) => number) => hs.reduce((acc, h) => acc + f(h), 0) / hs.reduce((acc, h) => acc + h.seconds, 0);
   const rate = (t: Target) => total(races[t], (h) => h.answered);
   const heldRate = (t: Target) => total(races[t], (h) => h.held);
-  const deltaRate = (t: Target) => total(races[t], (h) => [...control.deltas.values()].filter((d) => d.at >= h.windowStart && d.at <= h.windowEnd).length);
+  const inWindows = (t: Target) => [...control.deltas.values()].filter((d) => races[t].some((h) => d.at >= h.windowStart && d.at <= h.windowEnd));
+  const deltaRate = (t: Target) => inWindows(t).length / races[t].reduce((acc, h) => acc + h.seconds, 0);
+  const deltaBytes = (t: Target) => inWindows(t).reduce((acc, d) => acc + d.bytes, 0) / Math.max(1, inWindows(t).length);
   const perConn = (t: 'ours' | 'bare') => rss[t].reduce((acc, [a, b]) => acc + (b - a), 0) / rss[t].length / viewers;
   const o = tally.ours;
   const b = tally.bare;
@@ -592,6 +594,7 @@ runBenchmark(async () => {
     ['  vs without viewers', ratio(rate('ours'), rate('none')), ratio(rate('bare'), rate('none')), ''],
     ['holds answered 201/s', fixed(heldRate('ours'), 0), fixed(heldRate('bare'), 0), ''],
     ['deltas/s on the stream', fixed(deltaRate('ours'), 1), fixed(deltaRate('bare'), 1), ''],
+    ['  mean delta event bytes', fixed(deltaBytes('ours'), 0), fixed(deltaBytes('bare'), 0), ''],
   ]));
   say('');
   say(`hold race without viewers: ${races.none.map((h) => fixed(h.answered / h.seconds, 0)).join(' and ')} answers/s (first, last slice), ${fixed(rate('none'), 0)} overall; 201s ${fixed(heldRate('none'), 0)}/s; ` +
