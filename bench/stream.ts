@@ -374,6 +374,7 @@ class StreamTally {
   gaps = 0;
   repeats = 0;
   readonly failures: Record<string, number> = {};
+  readonly loopDelays: { p50: number; p99: number; max: number }[] = [];
 
   add(r: ViewerResults, c: WindowChanges, reference: (version: number) => number, endVersion: number): void {
     const n = r.snapshot.length;
@@ -400,6 +401,7 @@ class StreamTally {
       this.repeats += r.repeats[i]!;
     }
     for (const [k, v] of Object.entries(r.failures)) this.failures[k] = (this.failures[k] ?? 0) + v;
+    this.loopDelays.push(r.loopDelay);
   }
 }
 
@@ -609,6 +611,8 @@ runBenchmark(async () => {
   say('  CPU per (viewer, delta): the bare process\'s CPU in its windows; the service\'s minus its answers × its CPU per answer in the no-viewer slices (≈).');
   say(`seat changes answered 201 in the windows / found held in a delta: boxoffice ${changeCounts.ours.answered}/${changeCounts.ours.found}, bare ${changeCounts.bare.answered}/${changeCounts.bare.found}; held changes with no 201 to match: ${changeCounts.ours.unmatched}, ${changeCounts.bare.unmatched}`);
   say(`after each race and 3 s of quiet, every viewer had the last delta within: boxoffice ${settles.ours.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}; bare ${settles.bare.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}`);
+  const delays = (t: StreamTally) => t.loopDelays.map((d) => `p50 ${fixed(d.p50, 0)}, p99 ${fixed(d.p99, 0)}, max ${fixed(d.max, 0)} ms`).join('; ');
+  say(`the viewers' thread's event loop delay (how late it may have read; counted in every delivery): boxoffice slices ${delays(o)}; bare slices ${delays(b)}`);
   say(`bench forward → bare control connection: p50 ${cell(forwardLag, 0.5)} ms, p99 ${cell(forwardLag, 0.99)} ms (${forwardLag.count} deltas); bare control problems: ${bareProblems.length ? bareProblems.slice(0, 3).join('; ') : 'none'}`);
   const m = (i: number, k: string) => metrics[i]?.get(k) ?? 0;
   const heap = 'boxoffice_nodejs_heap_size_used_bytes';

@@ -9,7 +9,7 @@
 // workerData: { origin, path, count, batch }. Messages in: {type: 'settle', version, timeoutMs}, 'collect', 'close'.
 // Messages out: progress, opened, settled, results (see ViewerResults).
 import http from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 export interface ViewerOptions {
@@ -35,6 +35,8 @@ export interface ViewerResults {
   arrivals: Float64Array;
   /** Answers other than 200 and connection errors, by kind. */
   failures: Record<string, number>;
+  /** This thread's event loop delay (ms) from the moment every viewer had its snapshot: how late it may have read. */
+  loopDelay: { p50: number; p99: number; max: number };
 }
 
 const HEAD = 48; // bytes of an event kept: enough for "id: <version>\nevent: snapshot"
@@ -55,6 +57,7 @@ function run(o: ViewerOptions): void {
   const requests: http.ClientRequest[] = [];
   let closing = false;
   const url = new URL(o.path, o.origin);
+  const loop = monitorEventLoopDelay({ resolution: 10 });
 
   const onEvent = (i: number, head: string, at: number) => {
     if (!head.startsWith('id: ')) return; // retry, heartbeat comments
@@ -139,6 +142,7 @@ function run(o: ViewerOptions): void {
       if (waiting === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    loop.enable();
     port.postMessage({ type: 'opened', failures, withSnapshot: snapshot.filter((v) => v >= 0).length });
   })();
 
@@ -159,7 +163,9 @@ function run(o: ViewerOptions): void {
       const count = versions.length ? Math.max(...versions) - firstVersion + 1 : 0;
       const arrivals = new Float64Array(count * n).fill(NaN);
       for (const [v, at] of byVersion) arrivals.set(at, (v - firstVersion) * n);
-      const r: ViewerResults = { type: 'results', snapshot, last, received, gaps, repeats, ended, firstVersion, versions: count, arrivals, failures };
+      loop.disable();
+      const loopDelay = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+      const r: ViewerResults = { type: 'results', snapshot, last, received, gaps, repeats, ended, firstVersion, versions: count, arrivals, failures, loopDelay };
       port.postMessage(r, [arrivals.buffer]);
     } else if (m === 'close') {
       closing = true;
