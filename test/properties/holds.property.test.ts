@@ -37,6 +37,8 @@ interface Real {
   buyers: Buyer[];
   sweeper: boolean;
   lastVersion: number;
+  /** The largest seat version right after the last map read. */
+  seenAfterLastRead: number;
   /** Commands run (all of them check the invariants once). */
   steps: number;
   /** Hold answers seen, by status and code, across runs. */
@@ -133,13 +135,21 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     expect(active.length, `active holds on ${seat}`).toBeLessThanOrEqual(1);
   }
 
-  // (5) the seat map agrees with the model, and its version never goes back.
+  // (5) the seat map agrees with the model; its version never goes back, and it grows
+  // when a seat row was written since the last read: a write newer than every row
+  // seen after the last read committed after it, and a map read publishes every
+  // committed change first (every seat write this model makes is one the map shows).
+  const largestSeatVersion = async () => Math.max(...(await r.db.query<{ version: number }>(
+    'select version from show_seats where show_id = $1', [r.showId])).rows.map((x) => x.version));
+  const writtenBefore = await largestSeatVersion();
   const map = await r.t.http.get(`/v1/shows/${r.showId}/seats`);
   expect(map.status).toBe(200);
   const statuses = Object.fromEntries(map.body.seats.map((s: { seat: string; status: string }) => [s.seat, s.status]));
   expect(statuses, 'seat map').toEqual(Object.fromEntries(SEATS.map((s) => [s, activeOwner(m, s, now) ? 'held' : 'available'])));
-  expect(map.body.version).toBeGreaterThanOrEqual(Math.max(r.lastVersion, ...rows.map((x) => x.version)));
+  expect(map.body.version).toBeGreaterThanOrEqual(r.lastVersion);
+  if (writtenBefore > r.seenAfterLastRead) expect(map.body.version, 'a seat write since the last read').toBeGreaterThan(r.lastVersion);
   r.lastVersion = map.body.version;
+  r.seenAfterLastRead = await largestSeatVersion();
 }
 
 type Cmd = fc.AsyncCommand<Model, Real, false>;
@@ -287,7 +297,8 @@ describe('holds against a model (1 row of 6 seats, ttl 60 s, per_user_limit 4, 3
         runs++;
         // A fresh show per run; it starts long after any clock moves the runs can make.
         const { showId } = await createShow(t, { rows: 1, seatsPerRow: 6, hold_ttl_seconds: TTL, per_user_limit: LIMIT, starts_at: new Date(Date.now() + 3 * 365 * 86_400_000).toISOString() });
-        const real: Real = { t, db: t.service.ctx.db, showId, buyers, sweeper, lastVersion: 0, steps: 0, outcomes };
+        const created = await t.service.ctx.db.query<{ v: number }>('select max(version) as v from show_seats where show_id = $1', [showId]);
+        const real: Real = { t, db: t.service.ctx.db, showId, buyers, sweeper, lastVersion: 0, seenAfterLastRead: created.rows[0]!.v, steps: 0, outcomes };
         await fc.asyncModelRun(() => ({ model: { holds: [] }, real }), cmds);
         steps += real.steps;
       }),
