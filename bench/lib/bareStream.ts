@@ -2,8 +2,8 @@
 // Events broadcaster and nothing else. GET /stream answers with the service's SSE
 // headers, `retry:` and the snapshot it was given; POST /feed is one long request
 // whose body is a stream of events (as the service sent them): each complete event
-// goes to every open stream as it arrives, as it is. POST /publish does the same for
-// one event per request. POST /snapshot sets the snapshot event new streams start with.
+// goes to every open stream as it arrives, as it is. POST /snapshot sets the
+// snapshot event new streams start with.
 import http from 'node:http';
 
 const viewers = new Set<http.ServerResponse>();
@@ -25,10 +25,9 @@ const server = http.createServer((req, res) => {
     res.once('close', () => viewers.delete(res));
     return;
   }
-  if (req.method === 'POST' && (req.url === '/publish' || req.url === '/snapshot')) {
+  if (req.method === 'POST' && req.url === '/snapshot') {
     void readBody(req).then((body) => {
-      if (req.url === '/snapshot') snapshot = body;
-      else for (const v of viewers) v.write(body);
+      snapshot = body;
       res.writeHead(204).end();
     });
     return;
