@@ -2,9 +2,10 @@
 // follow one show's GET /v1/shows/{id}/seats/stream on one service instance while
 // buyers race for its seats (2 random adjacent seats, hold_ttl_seconds 1, so seats
 // keep expiring back through the sweeper and the race never ends). Measured:
-//   - commit-to-delivery per (viewer, seat change): from the moment the hold's 201
-//     answer reached the bench (the commit happened just before) to the moment a
-//     viewer got the delta naming that seat as held;
+//   - commit-to-delivery per (viewer, seat change): from the hold's write (its
+//     claim transaction's start, holds.created_at: PostgreSQL's clock, the same
+//     machine's) to the moment a viewer got the delta naming that seat as held;
+//     and the same from the moment the hold's 201 reached the bench;
 //   - the fan-out alone: from the first viewer's arrival (a control connection that
 //     joined before the crowd) to each viewer's, per (viewer, delta);
 //   - delivered fraction: deltas received in order / versions from each viewer's
