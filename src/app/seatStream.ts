@@ -35,6 +35,9 @@ export interface SeatStream {
   close(): void;
 }
 
+/** Viewers written to per event loop turn when a delta fans out. */
+const FANOUT_SLICE = 500;
+
 const sectionSeats = new WeakMap<HallLayout, Map<string, Set<string>>>();
 
 /** The seat ids of each section of a hall (empty for a hall without sections). */
@@ -55,6 +58,8 @@ export class SeatStreams {
   /** Event texts, built once per delta and section ('' for the whole show): null when the section is untouched. */
   private readonly deltaTexts = new WeakMap<Delta, Map<string, string | null>>();
   private readonly snapshots = new Map<string, { etag: string; text: string }>();
+  /** Per show: deltas waiting for the next fan-out pass, and whether a pass is under way. */
+  private readonly pumps = new Map<string, { queue: Delta[]; running: boolean }>();
   private readonly unlisten: () => void;
 
   constructor(
@@ -150,9 +155,32 @@ export class SeatStreams {
     this.send(v, missed);
   }
 
+  /**
+   * Hands deltas to the show's viewers, FANOUT_SLICE viewers per event loop turn, so
+   * thousands of viewers do not hold the loop (and every hold request) for one long
+   * turn. One pass at a time per show: deltas arriving during a pass wait for the
+   * next, so every viewer gets them in version order.
+   */
   private deliver(showId: string, deltas: readonly Delta[]): void {
-    const set = this.byShow.get(showId);
-    if (set) for (const v of set) this.send(v, deltas);
+    let pump = this.pumps.get(showId);
+    if (!pump) this.pumps.set(showId, (pump = { queue: [], running: false }));
+    pump.queue.push(...deltas);
+    if (!pump.running) this.pass(showId, pump);
+  }
+
+  private pass(showId: string, pump: { queue: Delta[]; running: boolean }): void {
+    pump.running = true;
+    const deltas = pump.queue;
+    pump.queue = [];
+    const viewers = [...(this.byShow.get(showId) ?? [])];
+    let i = 0;
+    const step = () => {
+      for (const end = Math.min(viewers.length, i + FANOUT_SLICE); i < end; i++) this.send(viewers[i]!, deltas);
+      if (i < viewers.length) return void setImmediate(step);
+      if (pump.queue.length) return this.pass(showId, pump);
+      this.pumps.delete(showId);
+    };
+    step();
   }
 
   private send(v: Viewer, deltas: readonly Delta[]): void {
