@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import QRCode from 'qrcode';
 import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { findBooking, lockBooking } from '../db/bookings.js';
+import { findBooking } from '../db/bookings.js';
 import * as tickets from '../db/tickets.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
@@ -12,17 +12,12 @@ import type { Context } from './context.js';
 export async function issueTickets(ctx: Context, bookingId: string): Promise<void> {
   const booking = await findBooking(ctx.db, bookingId);
   if (!booking || booking.status !== 'confirmed') return;
-  const existing = new Set((await tickets.ticketsOfBooking(ctx.db, bookingId)).map((t) => t.seat));
-  const rows = await Promise.all(
-    booking.seats.filter((seat) => !existing.has(seat)).map(async (seat) => {
-      const id = newId('tkt');
-      return { id, bookingId, showId: booking.show_id, seat, code: await ctx.tickets.sign({ ticketId: id, showId: booking.show_id, seat }), qrKey: randomBytes(24).toString('base64url') };
-    }),
-  );
-  await ctx.db.transaction(async (tx) => {
-    // Re-checked under the booking's lock: a cancellation that won the race issues nothing.
-    if ((await lockBooking(tx, bookingId))?.status === 'confirmed') await tickets.insertTickets(tx, rows);
-  });
+  const rows = await Promise.all(booking.seats.map(async (seat) => {
+    const id = newId('tkt');
+    return { id, showId: booking.show_id, seat, code: await ctx.tickets.sign({ ticketId: id, showId: booking.show_id, seat }), qrKey: randomBytes(24).toString('base64url') };
+  }));
+  // Written only while the booking is still confirmed, under its lock (see issueConfirmedTickets).
+  await tickets.issueConfirmedTickets(ctx.db, bookingId, rows);
 }
 
 export interface TicketView {

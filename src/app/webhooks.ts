@@ -107,13 +107,25 @@ async function applyOnce(ctx: Context, e: WebhookEventRow, log: Log): Promise<bo
   return true;
 }
 
-/** Records a verified body as an event and applies it. Returns false for a duplicate delivery. */
+/**
+ * Records a verified body as an event and applies it. Returns false for a duplicate
+ * delivery. The usual payment event repeats what the booking request already learnt
+ * from the provider: recorded as processed in the same statement, nothing to apply.
+ */
 export async function receiveProviderEvent(ctx: Context, signedText: string, log: Log): Promise<boolean> {
   const e = parseProviderEvent(signedText);
-  const fresh = await recordEvent(ctx.db, e);
-  if (!fresh) return false;
-  await applyOnce(ctx, e, log);
+  const state = await recordEvent(ctx.db, e, paymentClaim(e));
+  if (state === 'duplicate') return false;
+  if (state === 'recorded') await applyOnce(ctx, e, log);
   return true;
+}
+
+/** What a payment event claims about which attempt, or null for any other event. */
+function paymentClaim(e: WebhookEventRow): { attemptId: string; status: 'succeeded' | 'failed' } | null {
+  if (e.type !== 'payment_intent.succeeded' && e.type !== 'payment_intent.payment_failed') return null;
+  const object = (e.payload as { data?: { object?: EventObject } }).data?.object;
+  const attemptId = isObject(object) ? metadataOf(object, 'attempt_id') : null;
+  return attemptId ? { attemptId, status: e.type === 'payment_intent.succeeded' ? 'succeeded' : 'failed' } : null;
 }
 
 /** Worker pass: events recorded but not applied (the instance died, or the provider could not be asked). */

@@ -18,19 +18,28 @@ const TICKET = `
   select t.id as ticket_id, t.booking_id, t.show_id, t.seat_id as seat, t.code, t.qr_key, t.status, t.checked_in_at, b.user_id
     from tickets t join bookings b on b.id = t.booking_id`;
 
-export async function insertTickets(
-  tx: Queryable,
-  rows: { id: string; bookingId: string; showId: string; seat: string; code: string; qrKey: string }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
+/**
+ * Issues the tickets of a booking that is confirmed, in one statement: the
+ * booking's row is share-locked by it, so a cancellation (which locks the row for
+ * update first) either ends before — and nothing is issued — or waits until the
+ * tickets exist, then voids them. A seat that has its ticket already is left alone.
+ * Returns how many tickets were written.
+ */
+export async function issueConfirmedTickets(
+  db: Queryable,
+  bookingId: string,
+  rows: { id: string; showId: string; seat: string; code: string; qrKey: string }[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await db.query(
     `insert into tickets (id, booking_id, show_id, seat_id, code, qr_key, status)
-     select t.id, t.booking_id, t.show_id, t.seat_id, t.code, t.qr_key, 'valid'
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-            as t(id, booking_id, show_id, seat_id, code, qr_key)
+     select t.id, $1, t.show_id, t.seat_id, t.code, t.qr_key, 'valid'
+       from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as t(id, show_id, seat_id, code, qr_key)
+      where exists (select 1 from bookings b where b.id = $1 and b.status = 'confirmed' for share of b)
      on conflict (booking_id, seat_id) do nothing`,
-    [rows.map((r) => r.id), rows.map((r) => r.bookingId), rows.map((r) => r.showId), rows.map((r) => r.seat), rows.map((r) => r.code), rows.map((r) => r.qrKey)],
+    [bookingId, rows.map((r) => r.id), rows.map((r) => r.showId), rows.map((r) => r.seat), rows.map((r) => r.code), rows.map((r) => r.qrKey)],
   );
+  return r.rowCount;
 }
 
 export async function ticketsOfBooking(db: Queryable, bookingId: string): Promise<TicketRow[]> {

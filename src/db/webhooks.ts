@@ -7,10 +7,24 @@ export interface WebhookEventRow {
   payload: unknown;
 }
 
-/** Records the event; false when this event id was already recorded (a duplicate delivery). */
-export async function recordEvent(db: Queryable, e: WebhookEventRow): Promise<boolean> {
-  const r = await db.query('insert into webhook_events (id, type, payload) values ($1, $2, $3) on conflict (id) do nothing', [e.id, e.type, JSON.stringify(e.payload)]);
-  return r.rowCount === 1;
+/**
+ * Records the event: 'duplicate' when this event id was already recorded; 'settled'
+ * when it only repeats what our payment attempt already says (`repeats`: the attempt
+ * and the status the event claims), so it is recorded as processed at once — it
+ * cannot change anything, and needs no read-back; otherwise 'recorded'. One statement.
+ */
+export async function recordEvent(
+  db: Queryable, e: WebhookEventRow, repeats: { attemptId: string; status: 'succeeded' | 'failed' } | null = null,
+): Promise<'duplicate' | 'settled' | 'recorded'> {
+  const r = await db.query<{ settled: boolean }>(
+    `insert into webhook_events (id, type, payload, processed_at)
+     values ($1, $2, $3, case when exists (select 1 from payment_attempts where id = $4 and status = $5) then now() end)
+     on conflict (id) do nothing
+     returning processed_at is not null as settled`,
+    [e.id, e.type, JSON.stringify(e.payload), repeats?.attemptId ?? null, repeats?.status ?? null],
+  );
+  const row = r.rows[0];
+  return !row ? 'duplicate' : row.settled ? 'settled' : 'recorded';
 }
 
 export async function markProcessed(db: Queryable, id: string): Promise<void> {
