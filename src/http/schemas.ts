@@ -140,7 +140,7 @@ export const SeatMap = Type.Object({
     seat: Type.String(),
     status: Type.Union([Type.Literal('available'), Type.Literal('held'), Type.Literal('booked')]),
     tier: Type.String(),
-    price: Type.Integer(),
+    price: Type.Union([Type.Integer(), Type.Null()], { description: 'In minor units of the show\'s currency; null only for a tier the show has no price for' }),
     row: Type.String(),
     number: Type.Integer(),
     section: Type.Optional(Type.String()),
