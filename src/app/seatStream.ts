@@ -10,6 +10,7 @@ import type { LiveMetrics } from '../live/liveMetrics.js';
 import type { SeatFeed } from '../live/seatFeed.js';
 import type { HallCatalog, HallLayout } from './hallCatalog.js';
 import type { SeatMapAnswer, SeatMaps } from './seatMaps.js';
+import { seatsBySection } from '../domain/seatSections.js';
 
 export interface StreamSink {
   /** Writes text; false when the viewer cannot take more (too slow, or gone). */
@@ -40,12 +41,11 @@ const FANOUT_SLICE = 500;
 
 const sectionSeats = new WeakMap<HallLayout, Map<string, Set<string>>>();
 
-/** The seat ids of each section of a hall (empty for a hall without sections). */
+/** The seat ids of each section of a hall (empty for a hall without sections), grouped once per layout. */
 function sectionsOf(layout: HallLayout): Map<string, Set<string>> {
   let m = sectionSeats.get(layout);
   if (!m) {
-    m = new Map();
-    for (const s of layout.seats) if (s.section) (m.get(s.section) ?? m.set(s.section, new Set()).get(s.section)!).add(s.seat_id);
+    m = new Map([...seatsBySection(layout.seats)].map(([section, seats]) => [section, new Set(seats.map((s) => s.seat_id))]));
     sectionSeats.set(layout, m);
   }
   return m;

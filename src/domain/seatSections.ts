@@ -38,11 +38,11 @@ export function summariseSections(seats: readonly SectionedSeat[]): SectionSumma
   return [...bySection.values()];
 }
 
-/** The seats of each section, in map order. */
-export function seatsBySection<T extends { section?: string }>(seats: readonly T[]): Map<string, T[]> {
+/** The seats of each section, in map order (seats without a section are in none). */
+export function seatsBySection<T extends { section?: string | null }>(seats: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const s of seats) {
-    if (s.section === undefined) continue;
+    if (!s.section) continue;
     let list = out.get(s.section);
     if (!list) out.set(s.section, (list = []));
     list.push(s);

@@ -83,17 +83,19 @@ export class AdmissionController {
     const slowAt = this.baseline === null ? null : Math.max(this.baseline * SLOW_FACTOR, this.baseline + SLOW_MARGIN_MS);
     let decision: ControllerState['decision'];
     let reason: string;
+    /** On a close: the factor the rate is cut by. */
+    let cut = DECREASE;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
       [decision, reason] = ['close', `${s.rejections} purchases refused with 503`];
     } else if (latency !== null && slowAt !== null && latency > slowAt) {
       [decision, reason] = ['close', `hold latency ${latency.toFixed(1)} ms over ${slowAt.toFixed(1)} ms`];
+      cut = Math.min(DECREASE_LEAST, Math.max(DECREASE_MOST, slowAt / latency));
     } else if (latency === null) {
       [decision, reason] = ['hold', 'no holds to measure'];
     } else {
       [decision, reason] = this.rate < this.ceiling ? ['open', this.slowStart ? 'calm, starting' : 'calm'] : ['hold', 'calm, at the ceiling'];
     }
     if (decision === 'close') {
-      const cut = reason.startsWith('hold latency') ? Math.min(DECREASE_LEAST, Math.max(DECREASE_MOST, slowAt! / latency!)) : DECREASE;
       this.rate = Math.max(this.floor, Math.round(this.rate * cut));
       this.slowStart = false;
     } else if (latency !== null) {
