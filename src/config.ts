@@ -18,6 +18,8 @@ export interface Config {
   seatMapCacheMs: number;
   sweepIntervalMs: number;
   seedDemo: boolean;
+  /** The built web app (index.html and assets) served at `/`; null: dist/web beside the package. */
+  webRoot: string | null;
   logLevel: string;
   /** Real Stripe or a running simulator; null: `npm start` runs the bundled simulator. */
   stripeSecretKey: string | null;
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     seatMapCacheMs: int(env, 'SEATMAP_CACHE_MS', 1000, 0),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
     seedDemo: env.BOXOFFICE_DEMO !== '0',
+    webRoot: env.WEB_ROOT || null,
     logLevel: env.LOG_LEVEL || 'info',
     stripeSecretKey,
     stripeApiUrl: env.STRIPE_API_URL || null,

@@ -22,6 +22,7 @@ import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
 import queueRoutes from './routes/queue.js';
 import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
+import { defaultWebRoot, isPageRequest, registerWebApp, type WebApp } from './webApp.js';
 
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
@@ -48,7 +49,12 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     },
   });
   app.decorateRequest('principal', null);
-  installProblemHandlers(app);
+  let webApp: WebApp | null = null;
+  installProblemHandlers(app, (req, reply) => {
+    if (!webApp || !isPageRequest(req)) return false;
+    webApp.sendPage(reply);
+    return true;
+  });
   installHttpLayerProblems(app);
   // Many clients send `content-type: application/json` on a DELETE with no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -70,6 +76,9 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The web app's files, before the API's query-parameter rule (assets take none of their own).
+  webApp = await registerWebApp(app, ctx.config.webRoot ?? defaultWebRoot());
+  if (!webApp) ctx.log.warn('the web app is not built (npm run build): `/` answers 404');
   // After /docs (its static files and OAuth redirect take parameters of their own),
   // before every route of the API.
   app.addHook('onRoute', refuseUnknownQueryParameters);

@@ -1,7 +1,7 @@
 // Every error leaves as RFC 9457 problem+json with a stable `code`: ours, the
 // framework's (validation, bad JSON, body too large, unknown route), and the
 // database's. A client error is never a 5xx; a 5xx says nothing about internals.
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ERROR_STATUS, unsupportedMediaType, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { translateDbError } from '../db/sqlstate.js';
 
@@ -86,8 +86,12 @@ function fieldErrors(err: FastifyError): FieldError[] {
   });
 }
 
-export function installProblemHandlers(app: FastifyInstance): void {
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
+/** `page` answers a browser's navigation to one of the web app's pages (webApp.ts); false: not one. */
+export function installProblemHandlers(app: FastifyInstance, page: (req: FastifyRequest, reply: FastifyReply) => boolean = () => false): void {
+  app.setNotFoundHandler((req, reply) => {
+    if (page(req, reply)) return reply;
+    return sendProblem(reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`);
+  });
 
   app.setErrorHandler((err: FastifyError, req, reply) => sendAnswer(reply, problemFor(err, req.log)));
 }

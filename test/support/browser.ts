@@ -1,0 +1,53 @@
+// Browser tests: Debian's chromium driven by playwright-core, pages screenshotted at
+// desktop and phone width under test-results/, checked with axe-core, console watched.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const RESULTS = path.resolve(import.meta.dirname, '../../test-results');
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+}
+
+/** A page whose console errors and uncaught exceptions are collected in `errors`. */
+export async function openPage(browser: Browser, baseUrl: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  return { context, page, errors };
+}
+
+/** Screenshots the page at desktop and phone width: test-results/<name>-desktop.png and -phone.png. */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  const before = page.viewportSize() ?? DESKTOP;
+  for (const [label, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(RESULTS, `${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize(before);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation { id: string; impact: string | null; help: string; nodes: string[] }
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}

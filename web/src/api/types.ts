@@ -1,0 +1,144 @@
+// The shapes of the public HTTP API (the contract the service documents at /openapi.json).
+// Field names are the API's own: snake_case, money in minor units beside its currency.
+
+export type Role = 'user' | 'staff' | 'admin';
+
+export interface Session { user_id: string; token: string; role: Role }
+
+export interface Problem {
+  type?: string;
+  title?: string;
+  status: number;
+  detail?: string;
+  code: string;
+  errors?: { path: string; message: string }[];
+  taken?: string[];
+  position?: number;
+  serving?: number;
+  retry_after_seconds?: number;
+  [extension: string]: unknown;
+}
+
+export interface Venue { id: string; name: string; city: string; timezone: string }
+export interface Hall { id: string; venue_id: string; name: string; seat_count: number }
+export interface CatalogEvent { id: string; title: string; kind: string }
+export interface ListedEvent extends CatalogEvent { next_show_at: string }
+
+export interface LayoutRow {
+  row: string;
+  seats: number | number[];
+  tier: string;
+  section?: string;
+  accessible?: number[];
+}
+export interface Layout { rows: LayoutRow[] }
+
+export interface Show {
+  id: string;
+  event: CatalogEvent;
+  venue: Venue;
+  hall: { id: string; name: string };
+  starts_at: string;
+  sale_opens_at: string | null;
+  currency: string;
+  price_tiers: Record<string, number>;
+  hold_ttl_seconds: number;
+  per_user_limit: number;
+  cancel_until_minutes_before: number;
+  waiting_room: boolean;
+}
+
+export interface ShowSettings {
+  event_id: string;
+  hall_id: string;
+  starts_at: string;
+  sale_opens_at?: string;
+  currency: string;
+  price_tiers: Record<string, number>;
+  hold_ttl_seconds?: number;
+  per_user_limit?: number;
+  cancel_until_minutes_before?: number;
+  waiting_room?: boolean;
+}
+
+export type SeatStatus = 'available' | 'held' | 'booked';
+
+export interface Seat {
+  seat: string;
+  status: SeatStatus;
+  tier: string;
+  price: number | null;
+  row: string;
+  number: number;
+  section?: string;
+  accessible?: boolean;
+}
+
+export interface SeatMap { show_id: string; version: number; seats: Seat[] }
+
+export interface SectionSummary {
+  section: string;
+  available: number;
+  held: number;
+  booked: number;
+  min_price: number | null;
+  max_price: number | null;
+}
+export interface Sections { show_id: string; version: number; sections: SectionSummary[] }
+
+export interface SeatDelta { version: number; changes: { seat: string; status: SeatStatus }[] }
+
+export type HoldStatus = 'active' | 'paying' | 'confirmed' | 'released' | 'expired';
+export interface Hold {
+  hold_id: string;
+  show_id: string;
+  seats: string[];
+  status: HoldStatus;
+  expires_at: string;
+  amount: number;
+  currency: string;
+}
+
+export type BookingStatus = 'pending' | 'confirmed' | 'failed' | 'cancelled' | 'refunded';
+export interface Booking {
+  booking_id: string;
+  hold_id: string;
+  show_id: string;
+  seats: string[];
+  amount: number;
+  currency: string;
+  status: BookingStatus;
+  created_at?: string;
+  refund?: { status: string; amount: number };
+}
+
+export interface Ticket { ticket_id: string; seat: string; code: string; qr_svg_url: string; qr_png_url: string }
+
+export interface QueueStatus {
+  serving: number;
+  waiting: number;
+  admit_rate_per_minute: number | null;
+  paused: boolean;
+  sold_out: boolean;
+}
+export interface QueueJoin { queue_token: string; position: number }
+export interface Admission { admission_token: string; expires_at: string }
+export interface QueueAdminView {
+  serving: number;
+  waiting: number;
+  admitted: number;
+  admit_rate_per_minute: number | null;
+  paused: boolean;
+  max_admit_per_minute: number | null;
+  controller: Record<string, unknown>;
+}
+
+export interface ShowStats {
+  seats: { available: number; held: number; booked: number };
+  holds_created: number;
+  hold_conflicts: number;
+  bookings_confirmed: number;
+  refunds: number;
+  double_sold: number;
+  [more: string]: unknown;
+}

@@ -1,0 +1,20 @@
+// The page frame and the routes. Every page talks to the service through ./api/client.
+import { LocationProvider, Router, Route } from 'preact-iso';
+import { Header } from './components/Header';
+import { Home } from './pages/Home';
+import { NotFound } from './pages/NotFound';
+
+export function App() {
+  return (
+    <LocationProvider>
+      <a class="skip-link" href="#main">Skip to content</a>
+      <Header />
+      <main id="main" tabIndex={-1}>
+        <Router>
+          <Route path="/" component={Home} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </LocationProvider>
+  );
+}
