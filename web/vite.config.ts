@@ -33,5 +33,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
   },
+  // `npm run dev:web`: Vite's dev server with hot reload, the API proxied to a running `npm start`.
+  server: { proxy: { '/v1': `http://127.0.0.1:${process.env.PORT ?? 3000}` } },
   plugins: [precompress()],
 });
