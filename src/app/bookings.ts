@@ -54,20 +54,23 @@ export async function book(
 ): Promise<BookingView> {
   const bookingId = newId('bkg');
   const attemptId = newId('pay');
-  const entered = await ctx.db.transaction(async (tx) => {
-    const hold = await bookings.enterPayment(tx, {
-      holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
-      reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
-    });
-    if (!hold && (await holdNeedsAdmission(tx, input.hold_id, buyer.userId, admittedShowId))) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
-    return hold;
+  const entered = await bookings.enterPayment(ctx.db, {
+    holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
+    reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
   });
-  if (!entered) throw await notPayable(ctx, input.hold_id);
+  if (!entered) {
+    if (await holdNeedsAdmission(ctx.db, input.hold_id, buyer.userId, admittedShowId)) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
+    throw await notPayable(ctx, input.hold_id);
+  }
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
   );
-  const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, bookingId);
+  const pending: bookings.BookingRow = {
+    booking_id: bookingId, hold_id: input.hold_id, user_id: buyer.userId, ...entered, status: 'pending',
+    refund_status: null, refund_amount: null, failure_code: null, failure_message: null,
+  };
+  const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, pending);
   return bookingView(confirmed ?? (await bookings.findBooking(ctx.db, bookingId))!);
 }
 

@@ -8,20 +8,27 @@ import { enqueue } from '../db/outbox.js';
 import { mustHaveMoved } from '../domain/states.js';
 import type { ChargeOutcome } from '../payments/provider.js';
 import type { Context } from './context.js';
+import { sqlState } from '../db/sqlstate.js';
 
 /**
  * Applies a payment's outcome to its booking; returns the booking as it stands
  * after, when this call confirmed it (the caller need not read it again), else null.
- * `bookingId` is given by the booking request, which has just created the attempt:
- * no need to read it first.
+ * `entered` is given by the booking request, which has just entered the booking into
+ * payment: no need to read it first, and a success is applied by one statement that
+ * confirms it or changes nothing (the locked path below handles everything else).
  */
-export async function applyPaymentOutcome(ctx: Context, attemptId: string, outcome: ChargeOutcome, bookingId?: string): Promise<bookings.BookingRow | null> {
+export async function applyPaymentOutcome(ctx: Context, attemptId: string, outcome: ChargeOutcome, entered?: bookings.BookingRow): Promise<bookings.BookingRow | null> {
   ctx.metrics.paymentOutcomes.inc({ outcome: outcome.kind });
+  const bookingId = entered?.booking_id;
   if (outcome.kind === 'unknown') {
     await payments.markAttemptUnknown(ctx.db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
     ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: bookingId ?? (await payments.findAttempt(ctx.db, attemptId))?.booking_id, reason: outcome.reason },
       'payment outcome unknown; the booking stays pending and the reconciler asks the provider again');
     return null;
+  }
+  if (entered && outcome.kind === 'succeeded') {
+    const confirmed = await confirmAtOnce(ctx, entered, attemptId, outcome.paymentIntentId);
+    if (confirmed) return confirmed;
   }
   // The same answer arriving again (the request's own answer, then its webhook, a
   // duplicate delivery, a late reconciler) was applied in the transaction that
@@ -78,6 +85,24 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     ctx.log.info(fields, msg);
   }
   return decided.confirmed ?? null;
+}
+
+/**
+ * The common case of a booking request, in one round trip: the money was taken and
+ * the booking is still pending with every seat its hold's. Null when it was not so
+ * (the statement then changed nothing): the caller applies the outcome the long way.
+ */
+async function confirmAtOnce(ctx: Context, b: bookings.BookingRow, attemptId: string, paymentIntentId: string): Promise<bookings.BookingRow | null> {
+  try {
+    await bookings.confirmPaidBooking(ctx.db, {
+      bookingId: b.booking_id, holdId: b.hold_id, showId: b.show_id, attemptId, paymentIntentId, seatCount: b.seats.length, atOnce: true,
+    });
+  } catch (err) {
+    if (sqlState(err) === bookings.GUARD_FAILED) return null;
+    throw err;
+  }
+  ctx.log.info({ event: 'booking.confirmed', ...about(b), payment_intent: paymentIntentId }, 'booking confirmed');
+  return { ...b, status: 'confirmed' };
 }
 
 /** What a business event says about a booking: ids and money, never a token, key or card. */

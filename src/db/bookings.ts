@@ -1,4 +1,5 @@
-// Bookings: entering payment, confirming, failing, cancelling. Each function runs
+// Bookings: entering payment, confirming, failing, cancelling. enterPayment and a
+// confirmation `atOnce` are whole statements of their own; every other function runs
 // inside a transaction the caller opened (src/app/payments.ts, src/app/bookings.ts).
 import type { Queryable } from './client.js';
 import { BOOKING_MOVES, HOLD_MOVES, type BookingMove, type BookingStatus, type RefundStatus } from '../domain/states.js';
@@ -39,24 +40,33 @@ export async function listBookings(db: Queryable, userId: string): Promise<Booki
   return (await db.query<BookingRow>(`${BOOKING} where b.user_id = $1 order by b.created_at desc, b.id desc limit 500`, [userId])).rows;
 }
 
+/** What a hold just became when it entered payment: the pending booking's fields. */
+export interface EnteredPayment {
+  show_id: string;
+  seats: string[];
+  amount: number;
+  currency: string;
+  created_at: Date;
+}
+
 /**
- * Enters payment for the caller's active hold, in one statement (one round trip):
- * the hold becomes `paying` (its expiry extended once, on the first attempt), its
- * seats `paying` (locked in seat order), a pending booking with one payment attempt
- * is recorded and the request's idempotency key notes the booking — all before the
- * provider is called. Null when the hold is not the caller's active one, or its show
- * has started (a seat for a show already running is not sold), or its show sells
- * through a waiting room and `admittedShowId` (the show of the caller's verified
- * admission token) is not that show. Run it in a transaction: a hold whose seats
- * are not all its own throws, and the transaction undoes the statement.
+ * Enters payment for the caller's active hold, in one statement (one round trip, no
+ * transaction around it): the hold becomes `paying` (its expiry extended once, on the
+ * first attempt), its seats `paying` (locked in seat order), a pending booking with one
+ * payment attempt is recorded and the request's idempotency key notes the booking — all
+ * before the provider is called. Null when the hold is not the caller's active one, or
+ * its show has started (a seat for a show already running is not sold), or its show
+ * sells through a waiting room and `admittedShowId` (the show of the caller's verified
+ * admission token) is not that show. A hold whose seats are not all its own (it cannot
+ * happen to an unexpired hold) aborts the statement with every change it made (bo_assert).
  */
 export async function enterPayment(
-  tx: Queryable,
+  db: Queryable,
   p: {
     holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string;
     reconcileAfterSeconds: number; admittedShowId: string | null; idempotencyKey: string;
   },
-): Promise<{ show_id: string; seats: string[]; amount: number; currency: string } | null> {
+): Promise<EnteredPayment | null> {
   const hold = `hold as (
        update holds h
           set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
@@ -68,25 +78,23 @@ export async function enterPayment(
           and (not s.waiting_room or s.id = $3)
        returning h.show_id, h.seats, h.amount, h.currency, h.expires_at
      )`;
-  const r = await tx.query<{ show_id: string; seats: string[]; amount: number; currency: string; paying: number }>(
+  const r = await db.query<EnteredPayment>(
     `${enterPaymentMove(hold, '(select show_id from hold)', '$1', '(select expires_at from hold)')},
      booking as (
        insert into bookings (id, hold_id, user_id, show_id, amount, currency, status, payment_method)
        select $4, $1, $2, show_id, amount, currency, 'pending', $5 from hold
+       returning created_at
      ), attempt as (
        insert into payment_attempts (id, booking_id, hold_id, amount, currency, payment_method, status, next_check_at)
        select $6, $4, $1, amount, currency, $5, 'created', bo_now() + make_interval(secs => $7::int) from hold
      ), keyed as (
        update idempotency_keys set booking_id = $4 where user_id = $2 and key = $8 and exists (select 1 from hold)
      )
-     select show_id, seats, amount, currency, (select count(*) from moved)::int as paying from hold`,
+     select show_id, seats, amount, currency, (select created_at from booking) as created_at from hold
+      where bo_assert((select count(*) from moved) = cardinality(hold.seats), 'hold ' || $1 || ' does not own all its seats')`,
     [p.holdId, p.userId, p.admittedShowId, p.bookingId, p.paymentMethod, p.attemptId, p.reconcileAfterSeconds, p.idempotencyKey],
   );
-  const h = r.rows[0];
-  if (!h) return null;
-  // An unexpired hold's seats cannot have been claimed by anyone else.
-  if (h.paying !== h.seats.length) throw new Error(`hold ${p.holdId} owns ${h.paying} of its ${h.seats.length} seats`);
-  return { show_id: h.show_id, seats: h.seats, amount: h.amount, currency: h.currency };
+  return r.rows[0] ?? null;
 }
 
 /** Locks the booking row so that outcomes arriving together (answer, webhook, reconciler) apply once. */
@@ -94,25 +102,38 @@ export async function lockBooking(tx: Queryable, bookingId: string): Promise<Boo
   return (await tx.query<BookingRow>(`${BOOKING} where b.id = $1 for update of b`, [bookingId])).rows[0] ?? null;
 }
 
+/** SQLSTATE of bo_assert (migrations/0013): a guarded statement found things other than it expected and undid itself. */
+export const GUARD_FAILED = 'BX001';
+
 /**
  * A payment that succeeded, applied to its pending booking in one statement: the
- * attempt records the provider's word (unless it had one), the hold's paying seats
- * become booked and are recorded sold, and — only when every seat of the booking
- * was still the hold's — the booking and the hold are confirmed and the tickets
- * queued. `booked` below `seatCount` means seats were lost: the caller frees what
- * was booked and refunds, in the same transaction.
+ * booking row is locked first (the order every path takes: request, webhook and
+ * reconciler queue on it), the attempt records the provider's word (unless it had
+ * one), the hold's paying seats become booked and are recorded sold, and — only
+ * when every seat of the booking was still the hold's — the booking and the hold are
+ * confirmed and the tickets queued.
+ *
+ * `atOnce` (the booking request, outside any transaction): the statement confirms
+ * the booking or changes nothing — it aborts with GUARD_FAILED when the booking was
+ * no longer pending (an outcome already applied) or seats were lost, and the caller
+ * takes the locked path. Otherwise (inside the caller's transaction, the booking
+ * locked): `booked` below `seatCount` means seats were lost; the caller frees what was
+ * booked and refunds, in the same transaction.
  */
 export async function confirmPaidBooking(
-  tx: Queryable,
-  b: { bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number },
+  db: Queryable,
+  b: { bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number; atOnce?: boolean },
 ): Promise<{ booked: number; confirmed: boolean; hold_confirmed: boolean }> {
-  const attempt = `attempt as (
+  const locked = `locked as (
+       select hold_id from bookings where id = $1 and ${statusIn(BOOKING_MOVES.confirm.from)} for update
+     ), attempt as (
        update payment_attempts set status = 'succeeded', provider_payment_id = coalesce($5, provider_payment_id), resolved_at = now(),
               failure_code = null, failure_message = null
-        where id = $4 and status in ('created', 'unknown')
+        where id = $4 and status in ('created', 'unknown') and exists (select 1 from locked)
      )`;
-  const r = await tx.query<{ booked: number; confirmed: boolean; hold_confirmed: boolean }>(
-    `${bookMove(attempt, '$3', '$2', '$1')},
+  const outcome = `select (select count(*) from moved)::int as booked, exists (select 1 from booking) as confirmed, exists (select 1 from hold) as hold_confirmed`;
+  const r = await db.query<{ booked: number; confirmed: boolean; hold_confirmed: boolean }>(
+    `${bookMove(locked, '$3', '(select hold_id from locked)', '$1')},
      sold as (
        insert into booking_seats (booking_id, show_id, seat_id, sold) select $1, $3, seat_id, true from moved
      ), booking as (
@@ -125,7 +146,7 @@ export async function confirmPaidBooking(
      ), tickets as (
        insert into outbox (topic, payload) select 'ticket.issue', jsonb_build_object('booking_id', id) from booking
      )
-     select (select count(*) from moved)::int as booked, exists (select 1 from booking) as confirmed, exists (select 1 from hold) as hold_confirmed`,
+     ${b.atOnce ? `select * from (${outcome}) o where bo_assert(o.confirmed and o.hold_confirmed, 'booking ' || $1 || ' was not confirmed at once')` : outcome}`,
     [b.bookingId, b.holdId, b.showId, b.attemptId, b.paymentIntentId, b.seatCount],
   );
   return r.rows[0]!;
