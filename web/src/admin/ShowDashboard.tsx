@@ -20,6 +20,7 @@ interface Sample {
 
 const percent = (part: number, whole: number): number | null => (whole > 0 ? (100 * part) / whole : null);
 const pct = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} %`);
+const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 function Tile({ label, value, detail, tone }: { label: string; value: string; detail?: string; tone?: 'good' | 'bad' }) {
   return (
@@ -88,9 +89,9 @@ export function ShowDashboard() {
         <Tile label="Available" value={available.toLocaleString()} />
         <Tile label="Held" value={held.toLocaleString()} />
         <Tile label="Booked" value={booked.toLocaleString()} />
-        <Tile label="Hold-to-booking conversion" value={pct(conversion)} detail={`${stats.bookings_confirmed} bookings / ${stats.holds_created} holds`} />
-        <Tile label="409 rate" value={pct(conflictRate)} detail={`${stats.hold_conflicts} conflicts / ${stats.holds_created} holds`} />
-        <Tile label="Refunds after expired holds" value={expiredRefunds.toLocaleString()} detail={`${stats.refunds} refunds in all`} tone={expiredRefunds ? 'bad' : undefined} />
+        <Tile label="Hold-to-booking conversion" value={pct(conversion)} detail={`${count(stats.bookings_confirmed, 'booking', 'bookings')} / ${count(stats.holds_created, 'hold', 'holds')}`} />
+        <Tile label="409 rate" value={pct(conflictRate)} detail={`${count(stats.hold_conflicts, 'conflict', 'conflicts')} / ${count(stats.holds_created, 'hold', 'holds')}`} />
+        <Tile label="Refunds after expired holds" value={expiredRefunds.toLocaleString()} detail={`${count(stats.refunds, 'refund', 'refunds')} in all`} tone={expiredRefunds ? 'bad' : undefined} />
         {stats.refunds_failed ? <Tile label="Refunds refused by the provider" value={stats.refunds_failed.toLocaleString()} tone="bad" /> : null}
         {queue && <Tile label="Queue depth" value={queue.waiting.toLocaleString()} />}
         {queue && <Tile label="Admission rate" value={`${Math.round(queue.admit_rate_per_minute ?? 0).toLocaleString()} / min`} />}
@@ -104,7 +105,7 @@ export function ShowDashboard() {
             { label: 'Held', colour: '#b26a00', values: samples.map((s) => s.held) },
             { label: 'Booked', colour: '#5f6368', values: samples.map((s) => s.booked) },
           ]} />
-        <TimeChart title="Conversion and 409 rate" times={times} unit=" %"
+        <TimeChart title="Conversion and 409 rate" times={times} unit=" %" yMax={100}
           summary={`now conversion ${pct(conversion)}, 409 rate ${pct(conflictRate)}`}
           series={[
             { label: 'Hold-to-booking conversion', colour: '#1e6fd9', values: samples.map((s) => s.conversion) },

@@ -6,8 +6,11 @@ import 'uplot/dist/uPlot.min.css';
 
 export interface ChartSeries { label: string; colour: string; values: (number | null)[] }
 
-export function TimeChart({ title, times, series, unit, summary }: {
-  title: string; times: number[]; series: ChartSeries[]; unit?: string; summary: string;
+const WINDOW_S = 60;
+
+/** `yMax`: a fixed top of the scale (100 for percentages); else it follows the data. */
+export function TimeChart({ title, times, series, unit, summary, yMax }: {
+  title: string; times: number[]; series: ChartSeries[]; unit?: string; summary: string; yMax?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -21,9 +24,13 @@ export function TimeChart({ title, times, series, unit, summary }: {
       height: 200,
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+      scales: {
+        // At least a minute wide, so the first samples of a sale do not fill the chart.
+        x: { time: true, range: (_u, min, max) => [Math.min(min, max - WINDOW_S), max] },
+        y: { range: (_u, min, max) => [Math.min(0, min ?? 0), yMax ?? (max > 0 ? max * 1.1 : 1)] },
+      },
       axes: [{}, { values: (_u, ticks) => ticks.map((t) => `${Number.isInteger(t) ? t : t.toFixed(1)}${unit ?? ''}`), size: 56 }],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2, points: { show: false } }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2, points: { show: (u: uPlot) => u.data[0].length <= 40, size: 6, fill: s.colour } }))],
     }, data, el);
     const resize = new ResizeObserver(() => plot.current?.setSize({ width: width(), height: 200 }));
     resize.observe(el);
