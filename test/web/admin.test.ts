@@ -59,6 +59,13 @@ describe('web app: operator pages', () => {
 
   it('someone who is not an operator is told the pages are for operators and offered the sign-in', async () => {
     const { page, errors, context } = await openPage(browser, t.baseUrl);
+    const scripts: string[] = [];
+    page.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname); });
+    await page.goto('/');
+    await page.getByRole('heading', { name: "What's on" }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // Buyers never download the operator pages, nor the charts.
+    expect(scripts.filter((s) => /AdminApp|ShowDashboard/.test(s))).toEqual([]);
     await page.goto('/admin');
     await page.getByRole('heading', { name: 'Operators only' }).waitFor();
     expect(await page.getByRole('link', { name: 'Sign in as an operator' }).getAttribute('href')).toBe('/signin?next=/admin');
@@ -126,6 +133,9 @@ describe('web app: operator pages', () => {
     // A hall read from an uploaded layout file: a bad file is explained, a good one fills the editor.
     await page.getByRole('link', { name: 'New hall' }).click();
     await page.getByLabel('Hall name').fill('Stadium stand');
+    await page.getByLabel('Or paste layout JSON').fill('{"rows": [{"row": "Z", "seats": 1, "tier": "vip"}]}');
+    await page.getByRole('button', { name: 'Use pasted layout' }).click();
+    expect(await preview.getAttribute('aria-label')).toBe('Hall preview: 1 seat in 1 row; vip 1.');
     const upload = page.getByLabel('Upload a layout file');
     const file = (name: string, layout: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(layout)) });
     await upload.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"rows": [') });

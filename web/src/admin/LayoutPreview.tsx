@@ -13,6 +13,8 @@ const MAX_DRAWN_SEATS = 4000;
 
 interface PreviewRow { label: string; numbers: number[]; tier: string; accessible: Set<number> }
 
+const plural = (n: number, one: string) => `${n.toLocaleString()} ${one}${n === 1 ? '' : 's'}`;
+
 export function tierColours(tiers: readonly string[]): Map<string, string> {
   return new Map(tiers.map((t, i) => [t, PALETTE[i % PALETTE.length]!]));
 }
@@ -65,7 +67,7 @@ export function LayoutPreview({ rows }: { rows: readonly DraftRow[] }) {
   const height = Math.max(y + 4, 24);
   const summary = total === 0
     ? 'Hall preview: no seats yet.'
-    : `Hall preview: ${total.toLocaleString()} seats in ${[...sections.values()].flat().length} rows`
+    : `Hall preview: ${plural(total, 'seat')} in ${plural([...sections.values()].flat().length, 'row')}`
       + `${sections.size > 1 || !sections.has('') ? `, ${sections.size} sections` : ''}; `
       + [...tierCounts].map(([t, n]) => `${t} ${n.toLocaleString()}`).join(', ') + '.';
 
