@@ -73,6 +73,16 @@ describe('web app: operator pages', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
+
+    // A buyer's account is not an operator's: the sign-in brings them back to the page they asked for.
+    const buyer = await openPage(browser, t.baseUrl);
+    const s = JSON.stringify({ user_id: buyers[0]!.userId, token: buyers[0]!.token, role: 'user' });
+    await buyer.context.addInitScript((session: string) => localStorage.setItem('boxoffice.session', session), s);
+    await buyer.page.goto('/admin/shows/show_x');
+    await buyer.page.getByText('This account is not an operator account.').waitFor();
+    expect(await buyer.page.getByRole('link', { name: 'Sign in as an operator' }).getAttribute('href')).toBe('/signin?next=/admin/shows/show_x');
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
   });
 
   it('an operator builds a venue, an event, two halls and a show through the pages, and its dashboard moves with a sale', async () => {

@@ -1,6 +1,6 @@
 // The operators' pages under /admin, loaded only when an operator opens them.
 // Someone who is not signed in as an admin is told so and offered the sign-in page.
-import { Router, Route, lazy } from 'preact-iso';
+import { Router, Route, lazy, useLocation } from 'preact-iso';
 import { useSession } from '../components/Header';
 import { AdminHome } from './AdminHome';
 import { HallEditor } from './HallEditor';
@@ -13,13 +13,16 @@ const ShowDashboard = lazy(() => import('./ShowDashboard').then((m) => m.ShowDas
 
 export function AdminApp() {
   const s = useSession();
+  const { url } = useLocation();
   if (s?.role !== 'admin') {
+    // Back to this very page after signing in (slashes kept readable: /signin?next=/admin).
+    const next = encodeURIComponent(url).replace(/%2F/g, '/');
     return (
       <section class="admin">
         <h1>Operators only</h1>
         <p>These pages are for the box office's operators.{' '}
           {s ? 'This account is not an operator account.' : ''}{' '}
-          <a href="/signin?next=/admin">Sign in as an operator</a>.</p>
+          <a href={`/signin?next=${next}`}>Sign in as an operator</a>.</p>
       </section>
     );
   }
