@@ -148,6 +148,12 @@ describe('web app: operator pages', () => {
     expect(await preview.getAttribute('aria-label')).toBe('Hall preview: 1 seat in 1 row; vip 1.');
     const upload = page.getByLabel('Upload a layout file');
     const file = (name: string, layout: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(layout)) });
+    // A stadium's file: 600 rows in 6 sections are checked and drawn; the editor shows the first 100.
+    const stadium = { rows: Array.from({ length: 600 }, (_, i) => ({ row: `R${i % 100}`, seats: 100, tier: 'standard', section: `S${Math.floor(i / 100)}` })) };
+    await upload.setInputFiles(file('stadium.json', stadium));
+    await page.getByText('500 more rows are not shown').waitFor();
+    expect(await preview.getAttribute('aria-label')).toBe('Hall preview: 60,000 seats in 600 rows, 6 sections; standard 60,000.');
+    expect(await problems.count()).toBe(0);
     await upload.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"rows": [') });
     await page.getByText('The file broken.json could not be read.').waitFor();
     await upload.setInputFiles(file('stand.json', { rows: [

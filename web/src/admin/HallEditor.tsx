@@ -10,6 +10,9 @@ import { LayoutPreview } from './LayoutPreview';
 import { FieldMessages, messagesAt, ProblemList, problemOf, type FormProblem } from './problems';
 import { usePagedList } from './usePagedList';
 
+/** A stadium's file may have thousands of rows: the editor shows the first ones until asked. */
+const SHOWN_ROWS = 100;
+
 const nextRowName = (rows: readonly DraftRow[]) => {
   const last = rows.at(-1)?.row.trim() ?? '';
   return /^[A-Y]$/.test(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : rows.length === 0 ? 'A' : '';
@@ -49,6 +52,7 @@ export function HallEditor() {
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
+  const [showAll, setShowAll] = useState(false);
 
   useEffect(() => { if (!venueId && venues.items?.[0]) setVenueId(venues.items[0].id); }, [venues.items, venueId]);
 
@@ -56,6 +60,11 @@ export function HallEditor() {
   const shownErrors = [...(touched ? clientErrors : []), ...(problem?.errors ?? [])];
 
   const setRow = (i: number, r: DraftRow) => { setTouched(true); setProblem(null); setRows(rows.map((x, k) => (k === i ? r : x))); };
+  const addRow = () => {
+    // A new row is shown, however many rows the editor hides.
+    if (rows.length >= SHOWN_ROWS) setShowAll(true);
+    setRows([...rows, { ...emptyRow(nextRowName(rows)), tier: rows.at(-1)?.tier ?? 'standard', seats: rows.at(-1)?.seats ?? '10' }]);
+  };
   const load = (text: string, source: string) => {
     const read = readLayoutFile(text);
     if ('errors' in read) { setFileProblem({ message: `${source} could not be read.`, errors: read.errors }); return; }
@@ -124,11 +133,15 @@ export function HallEditor() {
             <ul>{topErrors.map((x) => <li key={`${x.path}:${x.message}`}>{x.message}</li>)}</ul>
           </div>
         )}
-        {rows.map((r, i) => (
+        {(showAll ? rows : rows.slice(0, SHOWN_ROWS)).map((r, i) => (
           <RowEditor key={i} row={r} index={i} errors={shownErrors} onChange={(nr) => setRow(i, nr)}
             onRemove={() => { setTouched(true); setRows(rows.filter((_, k) => k !== i)); }} />
         ))}
-        <button type="button" class="secondary" onClick={() => setRows([...rows, { ...emptyRow(nextRowName(rows)), tier: rows.at(-1)?.tier ?? 'standard', seats: rows.at(-1)?.seats ?? '10' }])}>
+        {!showAll && rows.length > SHOWN_ROWS && (
+          <p>{rows.length - SHOWN_ROWS} more rows are not shown (the preview and the checks include them).{' '}
+            <button type="button" class="secondary" onClick={() => setShowAll(true)}>Show all {rows.length} rows</button></p>
+        )}
+        <button type="button" class="secondary" onClick={addRow}>
           Add row
         </button>
 

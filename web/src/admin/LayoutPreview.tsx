@@ -36,10 +36,18 @@ export function LayoutPreview({ rows }: { rows: readonly DraftRow[] }) {
   }
   const colours = tierColours([...tierCounts.keys()]);
   const bars = total > MAX_DRAWN_SEATS;
-  const widest = Math.max(1, ...[...sections.values()].flat().map((r) => (bars ? r.numbers.length : Math.max(...r.numbers))));
+  // Loops, not Math.max(...list): a row may list tens of thousands of seats.
+  let widest = 1;
+  for (const r of [...sections.values()].flat()) {
+    if (bars) widest = Math.max(widest, r.numbers.length);
+    else for (const n of r.numbers) if (n > widest) widest = n;
+  }
   const unit = bars ? Math.max(0.02, 600 / widest) : SEAT + GAP;
   const width = LABEL_W + Math.max(widest * unit, 120) + 8;
 
+  // Thousands of rows: thin unlabelled bars, so the drawing stays a few screens tall.
+  const rowCount = [...sections.values()].reduce((n, list) => n + list.length, 0);
+  const rowH = bars && rowCount > 200 ? 3 : SEAT;
   let y = 0;
   const parts: JSX.Element[] = [];
   for (const [section, list] of sections) {
@@ -49,11 +57,11 @@ export function LayoutPreview({ rows }: { rows: readonly DraftRow[] }) {
       y += 6;
     }
     for (const r of list) {
-      const cy = y + SEAT / 2;
-      parts.push(<text key={`l-${section}-${r.label}-${y}`} x={0} y={cy + 4} class="preview-row">{r.label}</text>);
+      const cy = y + rowH / 2;
+      if (rowH >= SEAT) parts.push(<text key={`l-${section}-${r.label}-${y}`} x={0} y={cy + 4} class="preview-row">{r.label}</text>);
       const fill = colours.get(r.tier)!;
       if (bars) {
-        parts.push(<rect key={`b-${section}-${r.label}-${y}`} x={LABEL_W} y={y} width={r.numbers.length * unit} height={SEAT} fill={fill} />);
+        parts.push(<rect key={`b-${section}-${r.label}-${y}`} x={LABEL_W} y={y} width={r.numbers.length * unit} height={rowH} fill={fill} />);
       } else {
         for (const n of r.numbers) {
           const x = LABEL_W + (n - 1) * unit;
@@ -61,7 +69,7 @@ export function LayoutPreview({ rows }: { rows: readonly DraftRow[] }) {
             stroke={r.accessible.has(n) ? '#000' : 'none'} stroke-width={r.accessible.has(n) ? 2 : 0} />);
         }
       }
-      y += SEAT + GAP * 2;
+      y += rowH + (rowH >= SEAT ? GAP * 2 : 1);
     }
   }
   const height = Math.max(y + 4, 24);
