@@ -242,6 +242,13 @@ describe('web app: operator pages', () => {
     await screenshotBoth(page, 'admin-show-edit');
     expect(await seriousViolations(page)).toEqual([]);
 
+    // The operators' home lists all of it, each show with its dashboard and edit page.
+    await page.getByRole('link', { name: '← Operators' }).click();
+    await page.getByRole('link', { name: /^Dashboard of Harbour Lights/ }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'Stadium stand · Théâtre du Port · 14 seats' }).waitFor();
+    await screenshotBoth(page, 'admin-home-full');
+    expect(await seriousViolations(page)).toEqual([]);
+
     // The one 400 of this test (the unknown time zone, on purpose) is the browser's own network log line.
     expect(errors.filter((e) => !/Failed to load resource: the server responded with a status of 400/.test(e))).toEqual([]);
     expect(errors.length).toBeLessThanOrEqual(1);
