@@ -33,6 +33,13 @@ export async function createHall(ctx: Context, input: { venue_id: string; name: 
   return hall;
 }
 
+/** A hall with the price tiers its seats use (a show needs a price for each). */
+export async function getHall(ctx: Context, id: string) {
+  const hall = await catalog.findHall(ctx.db, id);
+  if (!hall) throw notFound('hall');
+  return { ...hall, tiers: await catalog.hallTierCounts(ctx.db, id) };
+}
+
 export async function createEvent(ctx: Context, input: { title: string; kind?: string; duration_minutes?: number }) {
   const event = { id: newId('evt'), title: input.title, kind: input.kind ?? 'other', duration_minutes: input.duration_minutes ?? null };
   await catalog.insertEvent(ctx.db, event);

@@ -44,6 +44,13 @@ export async function hallTiers(db: Queryable, hallId: string): Promise<string[]
   return r.rows.map((x) => x.tier);
 }
 
+/** How many seats of each tier the hall has, by tier name. */
+export async function hallTierCounts(db: Queryable, hallId: string): Promise<{ tier: string; seats: number }[]> {
+  const r = await db.query<{ tier: string; seats: number }>(
+    'select tier, count(*) as seats from hall_seats where hall_id = $1 group by tier order by tier', [hallId]);
+  return r.rows;
+}
+
 /** The hall's seats in layout order. */
 export async function hallSeats(db: Queryable, hallId: string): Promise<HallSeat[]> {
   const r = await db.query<{ seat_id: string; row_label: string; number: number; section: string | null; tier: string; accessible: boolean }>(

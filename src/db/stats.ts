@@ -8,12 +8,14 @@ export interface ShowStats {
   refunds: number;
   /** Refunds the provider refused for good: money an operator has to look at. */
   refunds_failed: number;
+  /** Refunds by cause: a booking cancelled by its buyer, or a payment that succeeded after its hold had lost the seats (it expired or was taken). */
+  refunds_by_reason: { cancellation: number; seats_lost: number };
   double_sold: number;
 }
 
 /** The admin figures of one show, all computed by query (double_sold must be 0). */
 export async function showStats(db: Queryable, showId: string): Promise<ShowStats | null> {
-  const r = await db.query<Omit<ShowStats, 'seats'> & { available: number; held: number; booked: number }>(
+  const r = await db.query<Omit<ShowStats, 'seats' | 'refunds_by_reason'> & { available: number; held: number; booked: number; refunds_cancellation: number; refunds_seats_lost: number }>(
     `select
        (select count(*) from show_seats where show_id = $1
           and (status = 'available' or (status = 'held' and hold_expires_at <= bo_now()))) as available,
@@ -25,6 +27,8 @@ export async function showStats(db: Queryable, showId: string): Promise<ShowStat
        (select count(*) from bookings where show_id = $1 and status = 'confirmed') as bookings_confirmed,
        (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1) as refunds,
        (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1 and r.status = 'failed') as refunds_failed,
+       (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1 and r.reason = 'cancellation') as refunds_cancellation,
+       (select count(*) from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1 and r.reason = 'seats_lost') as refunds_seats_lost,
        (select count(*) from (select seat_id from booking_seats where show_id = $1 and sold
                                group by seat_id having count(*) > 1) d)
        + (select count(*) from (select seat_id from tickets where show_id = $1 and status = 'valid'
@@ -34,6 +38,6 @@ export async function showStats(db: Queryable, showId: string): Promise<ShowStat
   );
   const row = r.rows[0];
   if (!row) return null;
-  const { available, held, booked, ...rest } = row;
-  return { seats: { available, held, booked }, ...rest };
+  const { available, held, booked, refunds_cancellation, refunds_seats_lost, ...rest } = row;
+  return { seats: { available, held, booked }, ...rest, refunds_by_reason: { cancellation: refunds_cancellation, seats_lost: refunds_seats_lost } };
 }

@@ -46,6 +46,10 @@ export const HallInput = Type.Object({
 }, { examples: [{ venue_id: 'ven_01J9', name: 'Grande salle', layout: { rows: [{ row: 'A', seats: 20, tier: 'premium', accessible: [1, 2] }, { row: 'B', seats: 20, tier: 'standard' }] } }] });
 export type HallInput = Static<typeof HallInput>;
 export const Hall = Type.Object({ id: Type.String(), venue_id: Type.String(), name: Type.String(), seat_count: Type.Integer() });
+export const HallDetail = Type.Object({
+  ...Hall.properties,
+  tiers: Type.Array(Type.Object({ tier: Type.String(), seats: Type.Integer() }), { description: 'The price tiers its seats use, by name, with their seat counts: a show of this hall needs a price for each' }),
+});
 
 export const EventInput = Type.Object({
   title: Name,

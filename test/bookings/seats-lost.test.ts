@@ -76,7 +76,9 @@ describe('a payment that succeeds after the booking lost a seat', () => {
     expect((await t.http.get(`/v1/holds/${holdId}`, alice.token)).body.status).toBe('expired');
     expect((await t.http.get(`/v1/bookings/${bobs.booking_id}`, bob.token)).body.status).toBe('confirmed');
     const stats = await t.http.get(`/v1/admin/shows/${showId}/stats`, t.adminToken);
-    expect(stats.body).toMatchObject({ bookings_confirmed: 1, refunds: 1, double_sold: 0, seats: { booked: 1 } });
+    expect(stats.body).toMatchObject({
+      bookings_confirmed: 1, refunds: 1, refunds_by_reason: { cancellation: 0, seats_lost: 1 }, double_sold: 0, seats: { booked: 1 },
+    });
 
     // More passes (a late reconciler, a repeated outbox row) refund nothing more.
     for (let i = 0; i < 3; i++) await t.service.workers.runOnce();
@@ -109,6 +111,6 @@ describe('a payment that succeeds after the booking lost a seat', () => {
       return (await outboxSettled(t)) && (await t.http.get(`/v1/bookings/${bookingId}`, alice.token)).body.refund?.status === 'succeeded';
     }, 20_000, 200);
     expect(refundsFor(t, bookingId)).toHaveLength(1);
-    expect((await t.http.get(`/v1/admin/shows/${showId}/stats`, t.adminToken)).body).toMatchObject({ refunds: 2, double_sold: 0 });
+    expect((await t.http.get(`/v1/admin/shows/${showId}/stats`, t.adminToken)).body).toMatchObject({ refunds: 2, refunds_by_reason: { cancellation: 0, seats_lost: 2 }, double_sold: 0 });
   });
 });

@@ -33,6 +33,7 @@ describe('admin stats and booking metrics', () => {
       bookings_confirmed: 1,
       refunds: 1,
       refunds_failed: 0,
+      refunds_by_reason: { cancellation: 1, seats_lost: 0 },
       double_sold: 0,
     });
     expect(kept.booking_id).toBeTruthy();

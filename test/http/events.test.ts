@@ -319,6 +319,18 @@ describe("operators' lists", () => {
     expect(one.body.next_cursor).toBeNull();
   });
 
+  it('one hall, with the price tiers its seats use and their counts', async () => {
+    const mixed = await created<{ id: string; venue_id: string; name: string; seat_count: number }>('/v1/admin/halls', {
+      venue_id: venues[2]!.id, name: 'Tiered Hall',
+      layout: { rows: [{ row: 'A', seats: 4, tier: 'premium' }, { row: 'B', seats: [1, 3, 5], tier: 'standard' }, { row: 'C', seats: 2, tier: 'standard', section: '101' }] },
+    });
+    const r = await t.http.get(`/v1/admin/halls/${mixed.id}`, t.adminToken);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ ...mixed, tiers: [{ tier: 'premium', seats: 4 }, { tier: 'standard', seats: 5 }] });
+    expectProblem(await t.http.get('/v1/admin/halls/hall_nope', t.adminToken), 404, 'NOT_FOUND');
+    expectProblem(await t.http.get(`/v1/admin/halls/${mixed.id}`, buyer.token), 403, 'FORBIDDEN');
+  });
+
   it('admin only: 401 without a token, 403 for a buyer', async () => {
     for (const list of ['venues', 'halls', 'events', 'shows']) {
       expectProblem(await t.http.get(`/v1/admin/${list}`), 401, 'UNAUTHENTICATED');

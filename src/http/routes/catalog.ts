@@ -4,7 +4,7 @@ import * as catalog from '../../app/catalog.js';
 import type { Context } from '../../app/context.js';
 import { requireRole } from '../auth.js';
 import {
-  Event, EventInput, EventQuery, Hall, HallInput, HallListQuery, IdParams, NextCursor, PageQuery, problemResponse, Show,
+  Event, EventInput, EventQuery, Hall, HallDetail, HallInput, HallListQuery, IdParams, NextCursor, PageQuery, problemResponse, Show,
   ShowInput, ShowListQuery, ShowPatch, ShowQuery, UpcomingEvent, Venue, VenueInput, roleRefusals,
 } from '../schemas.js';
 
@@ -90,6 +90,19 @@ export default async function catalogRoutes(app: FastifyInstance, { ctx }: { ctx
       response: { 200: Type.Object({ halls: Type.Array(Hall), next_cursor: NextCursor }, { description: 'A page of halls, as created' }), ...adminRefusals },
     },
   }, async (req) => catalog.listHalls(ctx, { venue_id: req.query.venue_id }, pageOf(req.query)));
+
+  app.get<{ Params: IdParams }>('/v1/admin/halls/:id', {
+    ...admin,
+    schema: {
+      tags: ['admin'], summary: 'A hall and the price tiers its seats use', security, params: IdParams,
+      description: 'A show of this hall needs a price for each tier listed here.',
+      response: {
+        200: { ...HallDetail, description: 'The hall, with its tiers and their seat counts', examples: [{ id: 'hal_01J9', venue_id: 'ven_01J9', name: 'Grande salle', seat_count: 200, tiers: [{ tier: 'premium', seats: 40 }, { tier: 'standard', seats: 160 }] }] },
+        ...adminRefusals,
+        404: problemResponse('NOT_FOUND: no such hall'),
+      },
+    },
+  }, async (req) => catalog.getHall(ctx, req.params.id));
 
   app.get<{ Querystring: PageQuery }>('/v1/admin/events', {
     ...admin,

@@ -61,8 +61,13 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
         200: Type.Object({
           seats: Type.Object({ available: Type.Integer(), held: Type.Integer(), booked: Type.Integer() }),
           holds_created: Type.Integer(), hold_conflicts: Type.Integer(), bookings_confirmed: Type.Integer(), refunds: Type.Integer(),
-          refunds_failed: Type.Integer({ description: 'Refunds the provider refused for good: money an operator has to look at' }), double_sold: Type.Integer(),
-        }, { additionalProperties: true, description: "The show's counters", examples: [{ seats: { available: 98, held: 0, booked: 2 }, holds_created: 3, hold_conflicts: 1, bookings_confirmed: 1, refunds: 0, refunds_failed: 0, double_sold: 0 }] }),
+          refunds_failed: Type.Integer({ description: 'Refunds the provider refused for good: money an operator has to look at' }),
+          refunds_by_reason: Type.Object({
+            cancellation: Type.Integer({ description: 'Bookings cancelled by their buyer' }),
+            seats_lost: Type.Integer({ description: 'Payments that succeeded after their hold had expired and lost its seats: refunded automatically' }),
+          }, { description: '`refunds` by cause' }),
+          double_sold: Type.Integer(),
+        }, { additionalProperties: true, description: "The show's counters", examples: [{ seats: { available: 98, held: 0, booked: 2 }, holds_created: 3, hold_conflicts: 1, bookings_confirmed: 1, refunds: 0, refunds_failed: 0, refunds_by_reason: { cancellation: 0, seats_lost: 0 }, double_sold: 0 }] }),
         ...roleRefusals('an admin'),
         404: problemResponse('NOT_FOUND: no such show'),
       },

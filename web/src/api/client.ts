@@ -1,7 +1,7 @@
 // The typed client every page uses: one function per API route, answers typed by
 // ./types.ts, errors thrown as ApiError carrying the problem+json body.
 import type {
-  Admission, Booking, CatalogEvent, Hall, Hold, Layout, ListedEvent, Problem, QueueAdminView, QueueJoin,
+  Admission, Booking, CatalogEvent, Hall, HallDetail, Hold, Layout, ListedEvent, Problem, QueueAdminView, QueueJoin,
   QueueStatus, SeatMap, Sections, Session, Show, ShowSettings, ShowStats, Ticket, Venue,
 } from './types';
 
@@ -110,6 +110,7 @@ export const api = {
     createVenue: (v: { name: string; city: string; timezone?: string }) => call<Venue>('POST', '/v1/admin/venues', { body: v }),
     halls: (venueId?: string, cursor?: string) =>
       call<{ halls: Hall[]; next_cursor: string | null }>('GET', '/v1/admin/halls', { query: { venue_id: venueId, cursor } }),
+    hall: (id: string) => call<HallDetail>('GET', `/v1/admin/halls/${encodeURIComponent(id)}`),
     createHall: (h: { venue_id: string; name: string; layout: Layout }) => call<Hall>('POST', '/v1/admin/halls', { body: h }),
     events: (cursor?: string) => call<{ events: CatalogEvent[]; next_cursor: string | null }>('GET', '/v1/admin/events', { query: { cursor } }),
     createEvent: (e: { title: string; kind?: string; duration_minutes?: number }) => call<CatalogEvent>('POST', '/v1/admin/events', { body: e }),

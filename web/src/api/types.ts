@@ -21,7 +21,9 @@ export interface Problem {
 
 export interface Venue { id: string; name: string; city: string; timezone: string }
 export interface Hall { id: string; venue_id: string; name: string; seat_count: number }
-export interface CatalogEvent { id: string; title: string; kind: string }
+/** A hall with the price tiers its seats use (GET /v1/admin/halls/{id}). */
+export interface HallDetail extends Hall { tiers: { tier: string; seats: number }[] }
+export interface CatalogEvent { id: string; title: string; kind: string; duration_minutes?: number | null }
 export interface ListedEvent extends CatalogEvent { next_show_at: string }
 
 export interface LayoutRow {
@@ -130,7 +132,9 @@ export interface QueueAdminView {
   admit_rate_per_minute: number | null;
   paused: boolean;
   max_admit_per_minute: number | null;
+  sold_out?: boolean;
   controller: Record<string, unknown>;
+  changes?: { by: string; change: Record<string, unknown>; at: string }[];
 }
 
 export interface ShowStats {
@@ -139,6 +143,9 @@ export interface ShowStats {
   hold_conflicts: number;
   bookings_confirmed: number;
   refunds: number;
+  refunds_failed?: number;
+  /** Refunds by cause; `seats_lost`: a payment that succeeded after its hold had expired. */
+  refunds_by_reason?: { cancellation: number; seats_lost: number };
   double_sold: number;
   [more: string]: unknown;
 }
