@@ -180,4 +180,23 @@ describe('web app: checkout', () => {
     expect(expiring.errors).toEqual([]);
     await expiring.context.close();
   });
+
+  it('says card payment is not available when the service runs against real Stripe', async () => {
+    const real = await startTestService({ pglite: true, sweeper: false, config: { stripeSecretKey: 'sk_test_not_the_simulator', stripeWebhookSecret: 'whsec_not_the_simulator' } });
+    try {
+      const s = await createShow(real);
+      const [b] = (await registerBuyers(real, 1)) as [Buyer];
+      const holdId = await holdSeats(real, b, s.showId, ['A1']);
+      const { page, errors, context } = await openPage(browser, real.baseUrl);
+      await signInTab(page, b);
+      await page.goto(`/holds/${holdId}`);
+      await page.getByText('Card payment is not available in this build of boxoffice.').waitFor();
+      expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Release seats' }).waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    } finally {
+      await real.close();
+    }
+  });
 });

@@ -73,7 +73,7 @@ export function BookingPage() {
   return (
     <section class="booking">
       <h1>{show ? `Booking: ${show.event.title}` : 'Booking'}</h1>
-      <ShowLine show={show} />
+      <ShowLine show={show} title={false} />
       <dl class="facts panel">
         <dt>Status</dt><dd class={`status status-${booking.status}`}>{statusText(booking.status)}</dd>
         <dt>Seats</dt><dd>{seatList(booking.seats)}</dd>

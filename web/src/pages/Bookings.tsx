@@ -18,7 +18,7 @@ function BookingCard({ booking }: { booking: Booking }) {
   return (
     <li class="card booking-card">
       <h2><a href={`/bookings/${encodeURIComponent(booking.booking_id)}`}>{title}<span class="visually-hidden">, {seatList(booking.seats)}</span></a></h2>
-      <ShowLine show={show} />
+      <ShowLine show={show} title={false} />
       <p>{seatList(booking.seats)}</p>
       <p><strong>{money(booking.amount, booking.currency)}</strong> · <span class={`status status-${booking.status}`}>{statusText(booking.status)}</span></p>
       {refund && <p>{refund}</p>}

@@ -32,6 +32,7 @@ export function WaitingRoom() {
   const [reconnecting, setReconnecting] = useState(false);
   const [admitted, setAdmitted] = useState(false);
   const placeRef = useRef(place);
+  const statusRef = useRef<QueueStatus | null>(null);
 
   useEffect(() => {
     if (!signedIn) return;
@@ -50,15 +51,17 @@ export function WaitingRoom() {
       let wait: number | null = null;
       try {
         let q = placeRef.current;
-        const s = await api.queueStatus(showId);
-        if (!live) return;
-        setStatus(s);
-        // No place yet, or a pre-queue place after the opening (its position is drawn then).
-        if (!q || (q.position === null && s.opened !== false)) {
+        // No place yet, or a pre-queue place once the sale opened (its position is drawn then).
+        const seen = statusRef.current;
+        if (!q || (q.position === null && seen !== null && seen.opened !== false)) {
           q = await api.joinQueue(showId);
           if (!live) return;
           keep(q);
         }
+        const s = await api.queueStatus(showId);
+        if (!live) return;
+        statusRef.current = s;
+        setStatus(s);
         setReconnecting(false);
         if (q.position !== null && q.position <= s.serving && !s.paused && !s.sold_out) {
           try {
@@ -116,7 +119,7 @@ export function WaitingRoom() {
   return (
     <section class="waiting-room">
       <h1>{title}</h1>
-      <ShowLine show={show} />
+      <ShowLine show={show} title={false} />
       <p class="phase" role="status">{phase}</p>
       {reconnecting && <p class="notice" role="status">Reconnecting…</p>}
       {status && (
