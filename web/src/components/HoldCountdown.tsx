@@ -29,6 +29,9 @@ export function HoldCountdown({ expiresAt, onExpired }: Props) {
   const [left, setLeft] = useState(() => secondsUntil(expiresAt));
   const [announcement, setAnnouncement] = useState('');
   const lastAnnounced = useRef<number | null>(null);
+  // The latest callback: the ticking effect outlives renders (it restarts only with a new expiry).
+  const expired = useRef(onExpired);
+  expired.current = onExpired;
 
   useEffect(() => {
     lastAnnounced.current = null;
@@ -42,7 +45,7 @@ export function HoldCountdown({ expiresAt, onExpired }: Props) {
         lastAnnounced.current = b;
         setAnnouncement(s === 0 ? 'Your hold has expired: the seats are no longer reserved for you.' : `${spoken(s)} left to pay before the seats are released.`);
       }
-      if (s === 0) onExpired?.();
+      if (s === 0) expired.current?.();
       return s;
     };
     if (tick() === 0) return;
