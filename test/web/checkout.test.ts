@@ -1,7 +1,8 @@
 // Checkout (/holds/:id) and the booking page it hands over to: a purchase by keyboard
 // only whose ticket QR decodes to the ticket's code; a decline, then another method;
 // a click retried after a lost answer reuses its Idempotency-Key (charged once);
-// a pending payment followed to its tickets; expiry, release and HOLD_EXPIRED.
+// a pending payment followed to its tickets; expiry, release and HOLD_EXPIRED; 429;
+// no test methods offered against real Stripe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import jsQRModule from 'jsqr';
@@ -10,6 +11,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
 import { paymentIntentsFor } from '../bookings/helpers.js';
+import { loadConfig } from '../../src/config.js';
 import { holdSeats, signInTab, tabTo } from './buyerSession.js';
 
 // jsqr is CommonJS: its function is both module.exports and .default; .default types under NodeNext.
@@ -197,6 +199,27 @@ describe('web app: checkout', () => {
       await context.close();
     } finally {
       await real.close();
+    }
+  });
+
+  it('says "busy, try again in N s" when the purchase path refuses with 429 Retry-After', async () => {
+    const limited = await startTestService({
+      pglite: true, payments: {},
+      config: { rateLimitExempt: [], rateLimits: { ...loadConfig({}).rateLimits, purchasePerAccount: { points: 1, seconds: 60 } } },
+    });
+    try {
+      const s = await createShow(limited);
+      const [b] = (await registerBuyers(limited, 1)) as [Buyer];
+      const holdId = await holdSeats(limited, b, s.showId, ['A1']); // the account's one purchase request this minute
+      const { page, context } = await openPage(browser, limited.baseUrl);
+      await signInTab(page, b);
+      await page.goto(`/holds/${holdId}`);
+      await page.getByRole('button', { name: /^Pay/ }).click();
+      await page.getByRole('alert').getByText(/^Too many attempts: try again in \d+ s\.$/).waitFor();
+      await page.getByRole('button', { name: /^Pay/ }).waitFor();
+      await context.close();
+    } finally {
+      await limited.close();
     }
   });
 });
