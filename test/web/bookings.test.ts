@@ -92,7 +92,7 @@ describe('web app: my bookings', () => {
     await signInTab(page, buyer);
     await page.goto(`/bookings/${declined.body.booking_id}`);
     await page.getByText('Payment declined', { exact: true }).waitFor();
-    await page.getByText(/nothing was charged/).waitFor();
+    await page.getByText(/^Payment declined: your card was declined\. Nothing was charged\./).waitFor();
     expect(await page.getByRole('link', { name: 'Try another payment method' }).getAttribute('href')).toBe(`/holds/${holdId}`);
     await screenshotBoth(page, 'booking-declined');
     expect(await seriousViolations(page)).toEqual([]);

@@ -23,3 +23,9 @@ export function problemText(e: unknown, known: Record<string, string> = {}): str
   if (isNetworkError(e)) return 'The service could not be reached. Check your connection and try again.';
   return 'Something went wrong.';
 }
+
+/** "Payment declined: your card has insufficient funds." from a failed booking's `failure`. */
+export function declinedText(failure?: { code: string; message: string }): string {
+  const why = failure?.message.trim().replace(/\.$/, '');
+  return why ? `Payment declined: ${why[0]!.toLowerCase()}${why.slice(1)}.` : 'Payment declined.';
+}

@@ -10,7 +10,7 @@ import { CancelBooking } from '../components/CancelBooking';
 import { ShowLine } from '../components/ShowLine';
 import { TicketList } from '../components/TicketList';
 import { dateTime, money } from '../format';
-import { problemText } from '../problemText';
+import { declinedText, problemText } from '../problemText';
 import { seatList } from '../seatLabel';
 import { useShowInfo } from '../showInfo';
 import { useSignedIn } from '../signedIn';
@@ -86,7 +86,7 @@ export function BookingPage() {
         {booking.status === 'pending' && <p>Waiting for the payment’s outcome… this page updates by itself.</p>}
       </div>
       {booking.status === 'failed' && (
-        <p class="error">The payment was declined{booking.failure ? ` (${booking.failure.message.replace(/\.$/, '')})` : ''}; nothing was charged.{' '}
+        <p class="error">{declinedText(booking.failure)} Nothing was charged.{' '}
           <a href={`/holds/${encodeURIComponent(booking.hold_id)}`}>Try another payment method</a> while your seats are still held.</p>
       )}
       {booking.status === 'refunded' && (

@@ -11,7 +11,7 @@ import { PaymentForm } from '../components/PaymentForm';
 import { ShowLine } from '../components/ShowLine';
 import { money } from '../format';
 import { paymentAttempt } from '../paymentAttempt';
-import { busyText, isNetworkError, problemText } from '../problemText';
+import { busyText, declinedText, isNetworkError, problemText } from '../problemText';
 import { seatLabel } from '../seatLabel';
 import { useShowInfo } from '../showInfo';
 import { useSignedIn } from '../signedIn';
@@ -75,7 +75,7 @@ export function Checkout() {
         loc.route(`/bookings/${encodeURIComponent(booking.booking_id)}`);
         return;
       }
-      setMessage({ tone: 'error', text: `Payment declined${booking.failure ? ` (${booking.failure.message.replace(/\.$/, '')})` : ''}. Nothing was charged. Your seats are still held: choose another payment method and pay again.` });
+      setMessage({ tone: 'error', text: `${declinedText(booking.failure)} Nothing was charged. Your seats are still held: choose another payment method and pay again.` });
       await load();
     } catch (e) {
       setMessage(failureMessage(e, hold));
