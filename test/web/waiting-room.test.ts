@@ -85,4 +85,22 @@ describe('web app: waiting room', () => {
     expect(errors.filter((e) => !/ERR_CONNECTION_REFUSED|ERR_FAILED/.test(e))).toEqual([]);
     await context.close();
   });
+
+  it('waits in the pre-queue before the sale opens, then gets its drawn place and is admitted', async () => {
+    const opensAt = new Date(Date.now() + 8000).toISOString();
+    const early = await createShow(t, { waiting_room: true, sale_opens_at: opensAt });
+    const buyer = buyers[1]!;
+    const { page, errors, context } = await openPage(browser, t.baseUrl);
+    await signInTab(page, buyer);
+    await page.goto(`/shows/${early.showId}/queue`);
+    await page.getByText('You are in the pre-queue. When the sale opens, everyone in it gets a place in a random order.').waitFor();
+    await fact(page, 'Sale opens').waitFor();
+    expect(await page.evaluate((id) => JSON.parse(sessionStorage.getItem(`boxoffice.queue.${id}`) ?? 'null'), early.showId)).toMatchObject({ position: null });
+    await screenshotBoth(page, 'waiting-room-pre-queue');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.waitForURL((u) => u.pathname === `/shows/${early.showId}`, { timeout: 40_000 });
+    expect(await page.evaluate((id) => sessionStorage.getItem(`boxoffice.admission.${id}`), early.showId)).toContain('admission_token');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
