@@ -1,13 +1,14 @@
 // The waiting-room page (/shows/:id/queue): joins once, shows the place, the people
 // ahead and the estimate ("unknown" while nobody is admitted), paused, keeps polling
 // through failures ("reconnecting…"), and once served stores the admission for this
-// tab and hands over to seat selection (/shows/:id); checkout pays with that admission.
+// tab and hands over to seat selection (/shows/:id); checkout pays with that admission;
+// the pre-queue before the sale opens; sold out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
-import { roomConfig } from '../waiting-room/helpers.js';
+import { joinAndAdmit, roomConfig } from '../waiting-room/helpers.js';
 import { signInTab } from './buyerSession.js';
 
 let t: TestService;
@@ -100,6 +101,28 @@ describe('web app: waiting room', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.waitForURL((u) => u.pathname === `/shows/${early.showId}`, { timeout: 40_000 });
     expect(await page.evaluate((id) => sessionStorage.getItem(`boxoffice.admission.${id}`), early.showId)).toContain('admission_token');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('says when the show is sold out', async () => {
+    const tiny = await createShow(t, { waiting_room: true, rows: 1, seatsPerRow: 1 });
+    const first = buyers[2]!;
+    const { admission } = await joinAndAdmit(t.http, tiny.showId, first.token);
+    const hold = await t.http.post(`/v1/shows/${tiny.showId}/holds`, { seats: ['A1'] }, first.token, { 'admission-token': admission });
+    expect(hold.status, hold.text).toBe(201);
+    const booked = await t.http.post('/v1/bookings', { hold_id: hold.body.hold_id, payment_method: 'pm_card_visa' }, first.token,
+      { 'idempotency-key': `web-sold-out-${Date.now()}`, 'admission-token': admission });
+    expect(booked.body.status).toBe('confirmed');
+    // The room notices within its sold-out probe (a few seconds).
+    await expect.poll(async () => (await t.http.get(`/v1/shows/${tiny.showId}/queue`)).body.sold_out, { timeout: 15_000 }).toBe(true);
+
+    const { page, errors, context } = await openPage(browser, t.baseUrl);
+    await signInTab(page, buyers[0]!);
+    await page.goto(`/shows/${tiny.showId}/queue`);
+    await page.getByText('Sold out: every seat is booked. Your place is kept in case seats come back.').waitFor({ timeout: 20_000 });
+    await screenshotBoth(page, 'waiting-room-sold-out');
+    expect(await seriousViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });
