@@ -20,6 +20,7 @@ import operationRoutes from './routes/operations.js';
 import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
+import paymentMethodRoutes from './routes/paymentMethods.js';
 import queueRoutes from './routes/queue.js';
 import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
 import { defaultWebRoot, isPageRequest, registerWebApp, type WebApp } from './webApp.js';
@@ -84,7 +85,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   app.addHook('onRoute', refuseUnknownQueryParameters);
   app.addHook('onRoute', declareCommonAnswers);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
     await app.register(routes, { ctx });
   }
   return app;

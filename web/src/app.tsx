@@ -3,6 +3,12 @@ import { LocationProvider, Router, Route, lazy } from 'preact-iso';
 import { Header } from './components/Header';
 import { Home } from './pages/Home';
 import { NotFound } from './pages/NotFound';
+import { SignIn } from './pages/SignIn';
+import { SignUp } from './pages/SignUp';
+import { Checkout } from './pages/Checkout';
+import { Bookings } from './pages/Bookings';
+import { BookingPage } from './pages/BookingPage';
+import { WaitingRoom } from './pages/WaitingRoom';
 
 // The operators' pages are their own chunk: buyers never download them (nor uPlot).
 const AdminApp = lazy(() => import('./admin/AdminApp').then((m) => m.AdminApp));
@@ -17,6 +23,12 @@ export function App() {
           <Route path="/" component={Home} />
           <Route path="/admin" component={AdminApp} />
           <Route path="/admin/*" component={AdminApp} />
+          <Route path="/signin" component={SignIn} />
+          <Route path="/signup" component={SignUp} />
+          <Route path="/holds/:id" component={Checkout} />
+          <Route path="/bookings" component={Bookings} />
+          <Route path="/bookings/:id" component={BookingPage} />
+          <Route path="/shows/:id/queue" component={WaitingRoom} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -1,7 +1,7 @@
 // The typed client every page uses: one function per API route, answers typed by
 // ./types.ts, errors thrown as ApiError carrying the problem+json body.
 import type {
-  Admission, Booking, CatalogEvent, Hall, HallDetail, Hold, Layout, ListedEvent, Problem, QueueAdminView, QueueJoin,
+  Admission, Booking, CatalogEvent, Hall, HallDetail, Hold, Layout, ListedEvent, PaymentMethods, Problem, QueueAdminView, QueueJoin,
   QueueStatus, SeatMap, Sections, Session, Show, ShowSettings, ShowStats, Ticket, Venue,
 } from './types';
 
@@ -93,6 +93,7 @@ export const api = {
       body: { hold_id: holdId, payment_method: paymentMethod },
       headers: { 'idempotency-key': idempotencyKey, ...admissionHeader(admission) },
     }),
+  paymentMethods: () => call<PaymentMethods>('GET', '/v1/payments/methods'),
   booking: (id: string) => call<Booking>('GET', `/v1/bookings/${encodeURIComponent(id)}`),
   bookings: () => call<{ bookings: Booking[] }>('GET', '/v1/bookings'),
   cancelBooking: (id: string) => call<Booking>('POST', `/v1/bookings/${encodeURIComponent(id)}/cancel`),

@@ -111,7 +111,9 @@ export interface Booking {
   currency: string;
   status: BookingStatus;
   created_at?: string;
-  refund?: { status: string; amount: number };
+  refund?: { status: 'pending' | 'succeeded' | 'failed' | string; amount: number };
+  /** Only when failed: why (e.g. card_declined). */
+  failure?: { code: string; message: string };
 }
 
 export interface Ticket { ticket_id: string; seat: string; code: string; qr_svg_url: string; qr_png_url: string }
@@ -122,8 +124,12 @@ export interface QueueStatus {
   admit_rate_per_minute: number | null;
   paused: boolean;
   sold_out: boolean;
+  /** When the sale opens; before it, joiners wait in the pre-queue (`opened: false`). */
+  sale_opens_at?: string;
+  opened?: boolean;
 }
-export interface QueueJoin { queue_token: string; position: number }
+/** `position` is null in the pre-queue (before the sale opens: places are drawn at the opening). */
+export interface QueueJoin { queue_token: string; position: number | null; pre_queue?: boolean }
 export interface Admission { admission_token: string; expires_at: string }
 export interface QueueAdminView {
   serving: number;
@@ -149,3 +155,6 @@ export interface ShowStats {
   double_sold: number;
   [more: string]: unknown;
 }
+
+/** GET /v1/payments/methods: the simulator's test methods in test mode; none with real Stripe. */
+export interface PaymentMethods { test_mode: boolean; methods: { id: string; description: string }[] }
