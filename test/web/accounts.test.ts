@@ -1,11 +1,11 @@
 // Sign-up and sign-in pages: the API's refusals shown by the form (VALIDATION_FAILED
 // beside each field, EMAIL_TAKEN, INVALID_CREDENTIALS, 429 with its wait), success
 // lands on `?next=` when it is a path on this site, else on the home page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { registerBuyers, type Buyer } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 import { loadConfig } from '../../src/config.js';
 
 let t: TestService;
@@ -24,7 +24,7 @@ afterAll(async () => {
 const storedSession = (page: import('playwright-core').Page) =>
   page.evaluate(() => JSON.parse(localStorage.getItem('boxoffice.session') ?? 'null') as { user_id: string; role: string } | null);
 
-describe('web app: sign-up', () => {
+describeInBrowser('web app: sign-up', () => {
   it('shows each invalid field, then creates the account and lands on next', async () => {
     const { page, errors, context } = await openPage(browser, t.baseUrl);
     await page.goto('/signup?next=%2Fbookings');
@@ -65,7 +65,7 @@ describe('web app: sign-up', () => {
   });
 });
 
-describe('web app: sign-in', () => {
+describeInBrowser('web app: sign-in', () => {
   it('says when the credentials are wrong, then signs in and lands on next', async () => {
     const { page, errors, context } = await openPage(browser, t.baseUrl);
     await page.goto('/signin?next=%2Fbookings');

@@ -3,11 +3,11 @@
 // show's dashboard moves while a buyer purchases through the API; a waiting-room show is
 // paused, resumed and capped from its dashboard. Every page at both widths, axe-checked,
 // with no console errors. Someone who is not an operator is sent to sign in.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 import { roomConfig } from '../waiting-room/helpers.js';
 
 /** Polls until `f` gives something truthy. */
@@ -24,7 +24,7 @@ async function until<T>(what: string, f: () => Promise<T | null | undefined | fa
 /** The figure shown on the dashboard's tile with this label. */
 const tile = (page: Page, label: string) => page.locator('.tile').filter({ has: page.getByText(label, { exact: true }) }).locator('.tile-value');
 
-describe('web app: operator pages', () => {
+describeInBrowser('web app: operator pages', () => {
   let t: TestService;
   let browser: Browser;
   let adminId: string;

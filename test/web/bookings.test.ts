@@ -1,11 +1,11 @@
 // My bookings (/bookings) and one booking (/bookings/:id): listed newest first with
 // show, seats, amount and status; cancelling asks first, then shows the refund; too
 // late to cancel is explained; a declined booking offers another payment method.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 import { confirmedBooking, holdSeats, newKey, postBooking } from '../bookings/helpers.js';
 import { signInTab } from './buyerSession.js';
 
@@ -27,7 +27,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('web app: my bookings', () => {
+describeInBrowser('web app: my bookings', () => {
   it('lists my bookings newest first; cancelling one shows its refund', async () => {
     const first = await confirmedBooking(t, later.showId, ['E1', 'E2'], buyer.token);
     const second = await confirmedBooking(t, soon.showId, ['A1'], buyer.token);

@@ -3,13 +3,13 @@
 // a click retried after a lost answer reuses its Idempotency-Key (charged once);
 // a pending payment followed to its tickets; expiry, release and HOLD_EXPIRED; 429;
 // no test methods offered against real Stripe.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 import { paymentIntentsFor } from '../bookings/helpers.js';
 import { loadConfig } from '../../src/config.js';
 import { holdSeats, signInTab, tabTo } from './buyerSession.js';
@@ -43,7 +43,7 @@ async function checkoutPage(buyer: Buyer, holdId: string) {
 
 const bookingIdOf = (page: Page) => /\/bookings\/([^/?#]+)$/.exec(new URL(page.url()).pathname)![1]!;
 
-describe('web app: checkout', () => {
+describeInBrowser('web app: checkout', () => {
   it('buys by keyboard only: pm_card_visa, the booking, its tickets, a QR that decodes to the code', async () => {
     const buyer = buyers[0]!;
     const holdId = await holdSeats(t, buyer, show.showId, ['F7', 'F8']);

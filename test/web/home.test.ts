@@ -1,12 +1,12 @@
 // The web app is served at `/`: what's on, searchable, with no console errors or serious
 // accessibility violations. API clients asking for unknown routes still get problem+json.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 
-describe('web app: home', () => {
+describeInBrowser('web app: home', () => {
   let t: TestService;
   let browser: Browser;
   beforeAll(async () => {

@@ -3,11 +3,11 @@
 // through failures ("reconnecting…"), and once served stores the admission for this
 // tab and hands over to seat selection (/shows/:id); checkout pays with that admission;
 // the pre-queue before the sale opens; sold out.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { launchBrowser, openPage, screenshotBoth, seriousViolations, describeInBrowser } from '../support/browser.js';
 import { joinAndAdmit, roomConfig } from '../waiting-room/helpers.js';
 import { signInTab } from './buyerSession.js';
 
@@ -35,7 +35,7 @@ const control = async (change: Record<string, unknown>) => {
 /** The value beside a term of the page's facts list. */
 const fact = (page: import('playwright-core').Page, term: string) => page.locator(`dt:text-is("${term}") + dd`);
 
-describe('web app: waiting room', () => {
+describeInBrowser('web app: waiting room', () => {
   it('sends a signed-out visitor to sign in first', async () => {
     const { page, context } = await openPage(browser, t.baseUrl);
     await page.goto(`/shows/${room.showId}/queue`);
