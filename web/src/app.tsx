@@ -2,6 +2,8 @@
 import { LocationProvider, Router, Route } from 'preact-iso';
 import { Header } from './components/Header';
 import { Home } from './pages/Home';
+import { EventPage } from './pages/EventPage';
+import { ShowPage } from './pages/ShowPage';
 import { NotFound } from './pages/NotFound';
 
 export function App() {
@@ -12,6 +14,8 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <Router>
           <Route path="/" component={Home} />
+          <Route path="/events/:id" component={EventPage} />
+          <Route path="/shows/:id" component={ShowPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

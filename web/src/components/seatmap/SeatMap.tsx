@@ -1,0 +1,113 @@
+// The seat map drawn as SVG. Tab enters it at one seat (roving tabindex), arrow keys move
+// between seats (Home/End: the row's ends), Enter or Space picks; a click picks too.
+// Rows are labelled on both sides and tinted by price tier; zoom buttons for small screens.
+import { useMemo, useRef, useState } from 'preact/hooks';
+import type { Seat } from '../../api/types';
+import { layoutSeats, seatToward } from './seatLayout';
+import { SeatGlyph } from './SeatGlyph';
+import { seatLabel } from './seatNames';
+import '../../styles/seatmap.css';
+
+export interface SeatMapProps {
+  seats: Seat[];
+  selected: ReadonlySet<string>;
+  currency: string;
+  /** Tier name → its colour's index in the legend. */
+  tierIndex: (tier: string) => number;
+  /** "Screen" or "Stage": what the rows face. */
+  facing: string;
+  /** The map's accessible name, e.g. "Seats" or "Seats in section 101". */
+  label: string;
+  onPick: (seat: Seat) => void;
+}
+
+const ZOOMS = [1, 1.5, 2.25];
+/** On-screen pixels per map unit at the smallest zoom (rows scroll sideways beyond that). */
+const MIN_SCALE = 0.6;
+
+export function SeatMap({ seats, selected, currency, tierIndex, facing, label, onPick }: SeatMapProps) {
+  const layout = useMemo(() => layoutSeats(seats), [seats]);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  const [zoom, setZoom] = useState(0);
+  const svg = useRef<SVGSVGElement>(null);
+
+  const tabbable = focusId && layout.where.has(focusId)
+    ? focusId
+    : (seats.find((s) => selected.has(s.seat)) ?? seats.find((s) => s.status === 'available') ?? seats[0])?.seat ?? null;
+
+  const seatOf = (target: EventTarget | null): Seat | null => {
+    const id = (target as Element | null)?.closest?.('[data-seat]')?.getAttribute('data-seat');
+    if (!id) return null;
+    const at = layout.where.get(id);
+    return at ? layout.rows[at.row]!.seats[at.index]!.seat : null;
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const seat = seatOf(e.target);
+    if (!seat) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      onPick(seat);
+      return;
+    }
+    const next = seatToward(layout, seat.seat, e.key);
+    if (next === null && !e.key.startsWith('Arrow')) return;
+    e.preventDefault();
+    if (next) {
+      // Focus moves at once (the next key press starts from there); tabindex follows on render.
+      setFocusId(next);
+      const el = svg.current?.querySelector<SVGGElement>(`[data-seat="${CSS.escape(next)}"]`);
+      el?.focus();
+      el?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    }
+  };
+
+  const onClick = (e: MouseEvent) => {
+    const seat = seatOf(e.target);
+    if (!seat) return;
+    setFocusId(seat.seat);
+    onPick(seat);
+  };
+
+  const scale = MIN_SCALE * ZOOMS[zoom]!;
+  return (
+    <div class="seatmap">
+      <div class="seatmap-zoom" role="group" aria-label="Zoom the seat map">
+        <button type="button" onClick={() => setZoom(zoom - 1)} disabled={zoom === 0} aria-label="Zoom out">−</button>
+        <button type="button" onClick={() => setZoom(zoom + 1)} disabled={zoom === ZOOMS.length - 1} aria-label="Zoom in">+</button>
+      </div>
+      <div class="seatmap-scroll">
+        <svg
+          ref={svg}
+          role="group"
+          aria-label={label}
+          viewBox={`0 0 ${layout.width} ${layout.height}`}
+          style={{ minWidth: `${Math.round(layout.width * scale)}px`, maxWidth: `${Math.round(layout.width * scale * 2)}px` }}
+          onKeyDown={onKeyDown}
+          onClick={onClick}
+        >
+          <g aria-hidden="true">
+            <rect class="seatmap-stage" x={layout.width * 0.2} y={layout.stageY} width={layout.width * 0.6} height={22} rx={4} />
+            <text class="seatmap-stage-label" x={layout.width / 2} y={layout.stageY + 15}>{facing}</text>
+            {layout.sections.map((sec) => sec.section !== undefined && (
+              <text key={`title-${sec.section}`} class="seatmap-section-title" x={layout.width / 2} y={sec.y + 18}>Section {sec.section}</text>
+            ))}
+            {layout.rows.map((r) => (
+              <g key={`band-${r.key}`}>
+                <rect class={`seatmap-band tier-${tierIndex(r.tier)}`} x={r.x0} y={r.y - 14} width={r.x1 - r.x0} height={28} rx={6} />
+                <text class="seatmap-row-label" x={r.x0 - 18} y={r.y + 5}>{r.row}</text>
+                <text class="seatmap-row-label" x={r.x1 + 18} y={r.y + 5}>{r.row}</text>
+              </g>
+            ))}
+          </g>
+          {layout.rows.map((r) => r.seats.map(({ seat, x, y }) => {
+            const isSelected = selected.has(seat.seat);
+            return (
+              <SeatGlyph key={seat.seat} seat={seat} x={x} y={y} selected={isSelected} tabbable={seat.seat === tabbable} label={seatLabel(seat, currency, isSelected)} />
+            );
+          }))}
+        </svg>
+      </div>
+    </div>
+  );
+}
