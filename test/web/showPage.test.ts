@@ -6,11 +6,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.js';
 import { registerBuyers, type Buyer } from '../support/catalog.js';
 import { launchBrowser, openPage, screenshotBoth, seriousViolations } from '../support/browser.js';
+import { joinAndAdmit, roomConfig } from '../waiting-room/helpers.js';
 
 interface LayoutRow { row: string; seats: number; tier: string; section?: string; accessible?: number[] }
 
 /** A show in a hall of the given rows (admin API), priced per tier in EUR cents. */
-async function showWith(t: TestService, rows: LayoutRow[], o: { kind?: string; prices?: Record<string, number>; waiting_room?: boolean } = {}): Promise<string> {
+async function showWith(t: TestService, rows: LayoutRow[], o: { kind?: string; prices?: Record<string, number>; waiting_room?: boolean; sale_opens_at?: string } = {}): Promise<string> {
   const token = t.adminToken;
   const venue = await t.http.post('/v1/admin/venues', { name: 'Salle Rameau', city: 'Lyon', timezone: 'Europe/Paris' }, token);
   const hall = await t.http.post('/v1/admin/halls', { venue_id: venue.body.id, name: 'Main hall', layout: { rows } }, token);
@@ -19,6 +20,7 @@ async function showWith(t: TestService, rows: LayoutRow[], o: { kind?: string; p
   const show = await t.http.post('/v1/admin/shows', {
     event_id: event.body.id, hall_id: hall.body.id, starts_at: new Date(Date.now() + 3 * 86_400_000).toISOString(),
     currency: 'EUR', price_tiers: o.prices ?? { standard: 1000, premium: 1500 }, per_user_limit: 4, waiting_room: o.waiting_room ?? false,
+    ...(o.sale_opens_at ? { sale_opens_at: o.sale_opens_at } : {}),
   }, token);
   expect(show.status).toBe(201);
   return show.body.id as string;
@@ -42,7 +44,8 @@ describe('web app: show page and live seat map', () => {
   let browser: Browser;
   let buyers: Buyer[];
   beforeAll(async () => {
-    t = await startTestService({ pglite: true });
+    // The waiting room admits at once (fast ticks, a high rate): the show page's part is under test.
+    t = await startTestService({ pglite: true, config: roomConfig(null) });
     buyers = await registerBuyers(t, 3);
     browser = await launchBrowser();
   });
@@ -157,6 +160,38 @@ describe('web app: show page and live seat map', () => {
     await buyer.context.close();
   });
 
+  it('explains a refused hold: the per-buyer limit, a sale not yet open, a busy box office', async () => {
+    const showId = await showWith(t, cinemaRows());
+    const buyer = await signedIn(browser, t.baseUrl, buyers[0]!);
+    expect((await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['E1', 'E2', 'E3'] }, buyers[0]!.token)).status).toBe(201);
+    await buyer.page.goto(`/shows/${showId}`);
+    await seat(buyer.page, 'Row A, seat 5').click();
+    await seat(buyer.page, 'Row A, seat 6').click();
+    await buyer.page.getByRole('button', { name: 'Hold seats' }).click();
+    await buyer.page.getByRole('alert').getByText('You can have at most 4 seats for this show, counting seats you already hold or booked.').waitFor();
+    await expect(seat(buyer.page, 'Row A, seat 6').getAttribute('aria-checked')).resolves.toBe('true');
+
+    // The service sheds load (503 OVERLOADED, Retry-After: 7): this answer is made up here,
+    // as the test service never sheds.
+    await buyer.page.route(/\/holds$/, (route) => route.fulfill({
+      status: 503,
+      headers: { 'content-type': 'application/problem+json', 'retry-after': '7' },
+      body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'OVERLOADED', detail: 'busy' }),
+    }));
+    await buyer.page.getByRole('button', { name: 'Hold seats' }).click();
+    await buyer.page.getByRole('alert').getByText('The box office is busy right now. Please try again in 7 s.').waitFor();
+    await buyer.page.unroute(/\/holds$/);
+    expect(buyer.errors.filter((e) => !/status of (409|503)/.test(e))).toEqual([]);
+
+    const later = await showWith(t, cinemaRows(), { sale_opens_at: new Date(Date.now() + 86_400_000).toISOString() });
+    await buyer.page.goto(`/shows/${later}`);
+    await buyer.page.getByText(/^Sales open /).waitFor();
+    await seat(buyer.page, 'Row A, seat 5').click();
+    await buyer.page.getByRole('button', { name: 'Hold seats' }).click();
+    await buyer.page.getByRole('alert').getByText(/^Sales for this show have not opened yet: they open /).waitFor();
+    await buyer.context.close();
+  });
+
   it('is used with the keyboard: Tab enters the map, arrows move, Enter picks', async () => {
     const showId = await showWith(t, cinemaRows());
     const buyer = await signedIn(browser, t.baseUrl, buyers[2]!);
@@ -209,11 +244,41 @@ describe('web app: show page and live seat map', () => {
     await context.close();
   });
 
-  it('sends a buyer without an admission to a waiting-room show\'s queue', async () => {
+  it('sends a buyer without an admission to a waiting-room show\'s queue; with one, holds with it', async () => {
     const showId = await showWith(t, cinemaRows(), { waiting_room: true });
     const { page, context } = await openPage(browser, t.baseUrl);
     await page.goto(`/shows/${showId}`);
     await page.waitForURL(new RegExp(`/shows/${showId}/queue$`));
     await context.close();
+
+    // Admitted (as the queue page leaves it in this tab): the map, and a hold that carries the admission.
+    const { admission } = await joinAndAdmit(t.http, showId, buyers[2]!.token);
+    const buyer = await signedIn(browser, t.baseUrl, buyers[2]!);
+    const stored = JSON.stringify({ admission_token: admission, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await buyer.context.addInitScript(([key, value]) => sessionStorage.setItem(key!, value!), [`boxoffice.admission.${showId}`, stored]);
+    await buyer.page.goto(`/shows/${showId}`);
+    await seat(buyer.page, 'Row B, seat 2').click();
+    const sent = buyer.page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/v1/shows/${showId}/holds`));
+    await buyer.page.getByRole('button', { name: 'Hold seats' }).click();
+    expect((await sent).headers()['admission-token']).toBe(admission);
+    await buyer.page.waitForURL(/\/holds\/[^/]+$/);
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
+
+  it('goes back to the queue when the admission is refused (QUEUE_REQUIRED), forgetting it', async () => {
+    const showId = await showWith(t, cinemaRows(), { waiting_room: true });
+    const buyer = await signedIn(browser, t.baseUrl, buyers[1]!);
+    // An admission this tab believes in but the service does not (another show's, say).
+    const { admission } = await joinAndAdmit(t.http, await showWith(t, cinemaRows(), { waiting_room: true }), buyers[1]!.token);
+    const stored = JSON.stringify({ admission_token: admission, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await buyer.page.goto('/');
+    await buyer.page.evaluate(([key, value]) => sessionStorage.setItem(key!, value!), [`boxoffice.admission.${showId}`, stored]);
+    await buyer.page.goto(`/shows/${showId}`);
+    await seat(buyer.page, 'Row C, seat 3').click();
+    await buyer.page.getByRole('button', { name: 'Hold seats' }).click();
+    await buyer.page.waitForURL(new RegExp(`/shows/${showId}/queue$`));
+    expect(await buyer.page.evaluate((key) => sessionStorage.getItem(key), `boxoffice.admission.${showId}`)).toBeNull();
+    await buyer.context.close();
   });
 });

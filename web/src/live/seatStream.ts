@@ -42,11 +42,13 @@ export function useLiveSeatMap(showId: string | null, section: string | null): L
     let retry: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
 
-    const take = (m: SeatMap) => setMap((cur) => (m.version < cur.version ? cur : { seats: m.seats, version: m.version, state: 'live' }));
+    const snapshot = (m: SeatMap) => setMap({ seats: m.seats, version: m.version, state: 'live' });
+    // A map read while the stream is down replaces only an older one.
+    const fallback = (m: SeatMap) => setMap((cur) => (m.version < cur.version ? cur : { ...cur, seats: m.seats, version: m.version }));
 
     const connect = () => {
       source = new EventSource(api.seatStreamUrl(showId, section ?? undefined));
-      source.addEventListener('snapshot', (e) => take(JSON.parse((e as MessageEvent<string>).data) as SeatMap));
+      source.addEventListener('snapshot', (e) => snapshot(JSON.parse((e as MessageEvent<string>).data) as SeatMap));
       source.addEventListener('delta', (e) => {
         const delta = JSON.parse((e as MessageEvent<string>).data) as SeatDelta;
         setMap((cur) => (cur.seats && delta.version > cur.version
@@ -65,7 +67,7 @@ export function useLiveSeatMap(showId: string | null, section: string | null): L
         source.close();
         source = null;
         setMap((cur) => ({ ...cur, state: 'reconnecting' }));
-        api.seatMap(showId, section ?? undefined).then(take).catch(() => {});
+        api.seatMap(showId, section ?? undefined).then(fallback).catch(() => {});
         retry = setTimeout(() => { if (!stopped) connect(); }, RETRY_MS);
       });
     };

@@ -3,6 +3,7 @@
 // repeat the shape's meaning. Redrawn only when its own data changes.
 import { Component } from 'preact';
 import type { Seat } from '../../api/types';
+import { seatLabel } from './seatNames';
 
 export interface SeatGlyphProps {
   seat: Seat;
@@ -10,7 +11,7 @@ export interface SeatGlyphProps {
   y: number;
   selected: boolean;
   tabbable: boolean;
-  label: string;
+  currency: string;
 }
 
 /** A small wheelchair: head, back and seat, wheel. Drawn around (0, 0), about 12 units. */
@@ -42,10 +43,10 @@ export function StatusShape({ status, selected, accessible }: { status: Seat['st
 export class SeatGlyph extends Component<SeatGlyphProps> {
   override shouldComponentUpdate(next: SeatGlyphProps): boolean {
     const p = this.props;
-    return next.seat !== p.seat || next.selected !== p.selected || next.tabbable !== p.tabbable || next.x !== p.x || next.y !== p.y || next.label !== p.label;
+    return next.seat !== p.seat || next.selected !== p.selected || next.tabbable !== p.tabbable || next.x !== p.x || next.y !== p.y || next.currency !== p.currency;
   }
 
-  override render({ seat, x, y, selected, tabbable, label }: SeatGlyphProps) {
+  override render({ seat, x, y, selected, tabbable, currency }: SeatGlyphProps) {
     const unavailable = seat.status !== 'available' || seat.price === null;
     return (
       <g
@@ -54,7 +55,7 @@ export class SeatGlyph extends Component<SeatGlyphProps> {
         role="checkbox"
         aria-checked={selected}
         aria-disabled={unavailable && !selected ? true : undefined}
-        aria-label={label}
+        aria-label={seatLabel(seat, currency, selected)}
         tabindex={tabbable ? 0 : -1}
         data-seat={seat.seat}
         data-status={selected ? 'selected' : seat.status}

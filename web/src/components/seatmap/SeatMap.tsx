@@ -1,11 +1,10 @@
 // The seat map drawn as SVG. Tab enters it at one seat (roving tabindex), arrow keys move
 // between seats (Home/End: the row's ends), Enter or Space picks; a click picks too.
 // Rows are labelled on both sides and tinted by price tier; zoom buttons for small screens.
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Seat } from '../../api/types';
 import { layoutSeats, seatToward } from './seatLayout';
 import { SeatGlyph } from './SeatGlyph';
-import { seatLabel } from './seatNames';
 import '../../styles/seatmap.css';
 
 export interface SeatMapProps {
@@ -30,6 +29,29 @@ export function SeatMap({ seats, selected, currency, tierIndex, facing, label, o
   const [focusId, setFocusId] = useState<string | null>(null);
   const [zoom, setZoom] = useState(0);
   const svg = useRef<SVGSVGElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+
+  /** The point of the map (as fractions of its size) at the middle of the view. */
+  const centre = useRef({ x: 0.5, y: 0 });
+
+  // A map wider than the screen opens at its middle, facing the stage; zooming keeps its centre.
+  const scrollToCentre = () => {
+    const el = scroller.current;
+    if (!el) return;
+    el.scrollLeft = centre.current.x * el.scrollWidth - el.clientWidth / 2;
+    el.scrollTop = centre.current.y * el.scrollHeight - el.clientHeight / 2;
+  };
+  useEffect(() => {
+    centre.current = { x: 0.5, y: 0 };
+    scrollToCentre();
+  }, [layout.width]);
+  useEffect(scrollToCentre, [zoom]);
+
+  const zoomTo = (level: number) => {
+    const el = scroller.current;
+    if (el) centre.current = { x: (el.scrollLeft + el.clientWidth / 2) / el.scrollWidth, y: (el.scrollTop + el.clientHeight / 2) / el.scrollHeight };
+    setZoom(level);
+  };
 
   const tabbable = focusId && layout.where.has(focusId)
     ? focusId
@@ -73,10 +95,10 @@ export function SeatMap({ seats, selected, currency, tierIndex, facing, label, o
   return (
     <div class="seatmap">
       <div class="seatmap-zoom" role="group" aria-label="Zoom the seat map">
-        <button type="button" onClick={() => setZoom(zoom - 1)} disabled={zoom === 0} aria-label="Zoom out">−</button>
-        <button type="button" onClick={() => setZoom(zoom + 1)} disabled={zoom === ZOOMS.length - 1} aria-label="Zoom in">+</button>
+        <button type="button" onClick={() => zoomTo(zoom - 1)} disabled={zoom === 0} aria-label="Zoom out">−</button>
+        <button type="button" onClick={() => zoomTo(zoom + 1)} disabled={zoom === ZOOMS.length - 1} aria-label="Zoom in">+</button>
       </div>
-      <div class="seatmap-scroll">
+      <div class="seatmap-scroll" ref={scroller}>
         <svg
           ref={svg}
           role="group"
@@ -100,12 +122,9 @@ export function SeatMap({ seats, selected, currency, tierIndex, facing, label, o
               </g>
             ))}
           </g>
-          {layout.rows.map((r) => r.seats.map(({ seat, x, y }) => {
-            const isSelected = selected.has(seat.seat);
-            return (
-              <SeatGlyph key={seat.seat} seat={seat} x={x} y={y} selected={isSelected} tabbable={seat.seat === tabbable} label={seatLabel(seat, currency, isSelected)} />
-            );
-          }))}
+          {layout.rows.map((r) => r.seats.map(({ seat, x, y }) => (
+            <SeatGlyph key={seat.seat} seat={seat} x={x} y={y} selected={selected.has(seat.seat)} tabbable={seat.seat === tabbable} currency={currency} />
+          )))}
         </svg>
       </div>
     </div>
