@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { Seat, SeatDelta, SeatMap, SeatStatus } from '../api/types';
+import { applyDelta } from './seatDeltas';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting';
 
@@ -13,16 +14,6 @@ export interface LiveSeatMap {
   seats: Seat[] | null;
   version: number;
   state: LiveState;
-}
-
-/** Applies a delta to a map at `version`; the same array when the delta is not newer. */
-export function applyDelta(seats: Seat[], version: number, delta: SeatDelta): Seat[] {
-  if (delta.version <= version) return seats;
-  const changed = new Map<string, SeatStatus>(delta.changes.map((c) => [c.seat, c.status]));
-  return seats.map((s) => {
-    const status = changed.get(s.seat);
-    return status && status !== s.status ? { ...s, status } : s;
-  });
 }
 
 const RETRY_MS = 3000;

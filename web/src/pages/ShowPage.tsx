@@ -18,6 +18,7 @@ import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
 
 const TIER_COLOURS = 6;
+const SECTIONS_REFRESH_MS = 10_000;
 
 export function ShowPage() {
   const { params, query } = useRoute();
@@ -50,12 +51,21 @@ export function ShowPage() {
   }, [id]);
 
   const wanted = query.section || null;
-  // The sections, read again each time the buyer comes back to them.
+  // The sections, read again each time the buyer comes back to them and every few
+  // seconds while they are on screen (their counts change as others buy).
   useEffect(() => {
     if (!show || (sections && wanted)) return;
-    api.sections(show.id)
-      .then((r) => setSections(r.sections))
-      .catch(() => setLoadError('The seat map could not be loaded. Please reload the page.'));
+    let first = sections === null;
+    const read = () => api.sections(show.id)
+      .then((r) => {
+        setSections(r.sections);
+        if (r.sections.length === 0) clearInterval(every);
+      })
+      .catch(() => { if (first) setLoadError('The seat map could not be loaded. Please reload the page.'); })
+      .finally(() => { first = false; });
+    const every = setInterval(read, SECTIONS_REFRESH_MS);
+    void read();
+    return () => clearInterval(every);
   }, [show, wanted]);
 
   const known = sections !== null && (sections.length === 0 || sections.some((s) => s.section === wanted));

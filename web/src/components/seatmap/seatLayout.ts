@@ -1,7 +1,8 @@
 // Where each seat goes on the drawn map: rows in the hall's order (top to bottom), seats
 // by number (left to right), rows of one section under that section's title. Also the
-// rows as the keyboard walks them.
-import type { Seat } from '../../api/types';
+// rows as the keyboard walks them. (Imports carry `.js` so the tests, type-checked as
+// Node ESM, can import this file too.)
+import type { Seat } from '../../api/types.js';
 
 export const PITCH = 28;
 export const ROW_HEIGHT = 30;
