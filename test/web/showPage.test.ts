@@ -77,6 +77,15 @@ describe('web app: show page and live seat map', () => {
     await two.page.getByRole('alert').getByText('Seat C5 is held by someone else.').waitFor();
     await expect(taken.getAttribute('aria-checked')).resolves.toBe('false');
 
+    // Buyer 1, back on the show page, sees the seat as theirs and the way to checkout.
+    await one.page.goBack();
+    await one.page.getByRole('checkbox', { name: 'Row C, seat 5, €10.00, held by you' }).waitFor();
+    await one.page.getByRole('list', { name: 'Your holds on this show' }).getByText('You hold seat C5 until').waitFor();
+    await screenshotBoth(one.page, 'show-own-hold');
+    expect(await seriousViolations(one.page)).toEqual([]);
+    await one.page.getByRole('link', { name: 'Go to checkout' }).click();
+    await one.page.waitForURL(/\/holds\/[^/]+$/);
+
     await seat(two.page, 'Row D, seat 3').click();
     await seat(two.page, 'Row A, seat 1').click();
     await expect(seat(two.page, 'Row A, seat 1').getAttribute('aria-label')).resolves.toBe('Row A, seat 1, €10.00, accessible seat, selected');

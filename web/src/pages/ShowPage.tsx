@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ApiError } from '../api/client';
-import type { Seat, SectionSummary, Show } from '../api/types';
+import type { Hold, Seat, SectionSummary, Show } from '../api/types';
 import { waitingRoom } from '../admission';
 import { useSession } from '../components/Header';
 import { SeatMap } from '../components/seatmap/SeatMap';
@@ -16,6 +16,8 @@ import { shortSeatName, whyUnavailable } from '../components/seatmap/seatNames';
 import { holdRefusal } from '../holdProblems';
 import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
+import { myHolds } from '../myHolds';
+import { dateTime } from '../format';
 
 const TIER_COLOURS = 6;
 const SECTIONS_REFRESH_MS = 10_000;
@@ -31,6 +33,7 @@ export function ShowPage() {
   const [info, setInfo] = useState('');
   const [error, setError] = useState('');
   const [holding, setHolding] = useState(false);
+  const [holds, setHolds] = useState<Hold[]>([]);
   const selection = useSeatSelection(id);
   const here = `/shows/${encodeURIComponent(id)}`;
 
@@ -49,6 +52,13 @@ export function ShowPage() {
       })
       .catch((e: unknown) => setLoadError(e instanceof ApiError && e.status === 404 ? 'There is no such show.' : 'The show could not be loaded. Please reload the page.'));
   }, [id]);
+
+  // This tab's own holds on the show (checked with the service): their seats read "held by you".
+  useEffect(() => {
+    setHolds([]);
+    if (show && signedIn) myHolds.current(show.id).then(setHolds).catch(() => {});
+  }, [show, signedIn]);
+  const mine = useMemo(() => new Set(holds.flatMap((h) => h.seats)), [holds]);
 
   const wanted = query.section || null;
   // The sections, read again each time the buyer comes back to them and every few
@@ -101,7 +111,7 @@ export function ShowPage() {
       say(`${shortSeatName(seat)} removed.`, false);
       return;
     }
-    const why = whyUnavailable(seat);
+    const why = whyUnavailable(seat, mine.has(seat.seat));
     if (why) return say(why, true);
     if (selection.seats.length >= show.per_user_limit) return say(`You can choose at most ${show.per_user_limit} seats for this show.`, true);
     selection.add(seat);
@@ -116,6 +126,7 @@ export function ShowPage() {
     say('Holding your seats…', false);
     try {
       const h = await api.hold(show.id, ids, waitingRoom.admission(show.id));
+      myHolds.remember(h);
       selection.clear();
       route(`/holds/${encodeURIComponent(h.hold_id)}`);
     } catch (err) {
@@ -148,6 +159,16 @@ export function ShowPage() {
       <ShowHeader show={show} />
       <p class="notice" role="status">{info}</p>
       <p class="error" role="alert">{error}</p>
+      {holds.length > 0 && (
+        <ul class="your-holds" aria-label="Your holds on this show">
+          {holds.map((h) => (
+            <li key={h.hold_id}>
+              You hold {h.seats.length === 1 ? 'seat' : 'seats'} {h.seats.join(', ')} until {dateTime(h.expires_at)}.{' '}
+              <a href={`/holds/${encodeURIComponent(h.hold_id)}`}>Go to checkout</a>
+            </li>
+          ))}
+        </ul>
+      )}
       {wanted && sections !== null && !known && <p class="error">This hall has no section {wanted}.</p>}
       {sections === null && <p aria-live="polite">Loading the seat map…</p>}
       {sections !== null && sections.length > 0 && !section && (
@@ -167,6 +188,7 @@ export function ShowPage() {
                 <SeatMap
                   seats={live.seats}
                   selected={selection.ids}
+                  mine={mine}
                   currency={show.currency}
                   tierIndex={tierIndex}
                   facing={show.event.kind === 'film' ? 'Screen' : 'Stage'}
@@ -174,7 +196,7 @@ export function ShowPage() {
                   onPick={pick}
                 />
               )}
-            <SeatLegend tiers={tiers} currency={show.currency} />
+            <SeatLegend tiers={tiers} currency={show.currency} holding={mine.size > 0} />
           </section>
           <SelectionPanel
             seats={selection.seats}

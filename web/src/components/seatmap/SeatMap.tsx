@@ -10,6 +10,8 @@ import '../../styles/seatmap.css';
 export interface SeatMapProps {
   seats: Seat[];
   selected: ReadonlySet<string>;
+  /** Seats in this buyer's own holds. */
+  mine: ReadonlySet<string>;
   currency: string;
   /** Tier name → its colour's index in the legend. */
   tierIndex: (tier: string) => number;
@@ -24,7 +26,7 @@ const ZOOMS = [1, 1.5, 2.25];
 /** On-screen pixels per map unit at the smallest zoom (rows scroll sideways beyond that). */
 const MIN_SCALE = 0.6;
 
-export function SeatMap({ seats, selected, currency, tierIndex, facing, label, onPick }: SeatMapProps) {
+export function SeatMap({ seats, selected, mine, currency, tierIndex, facing, label, onPick }: SeatMapProps) {
   const layout = useMemo(() => layoutSeats(seats), [seats]);
   const [focusId, setFocusId] = useState<string | null>(null);
   const [zoom, setZoom] = useState(0);
@@ -123,7 +125,7 @@ export function SeatMap({ seats, selected, currency, tierIndex, facing, label, o
             ))}
           </g>
           {layout.rows.map((r) => r.seats.map(({ seat, x, y }) => (
-            <SeatGlyph key={seat.seat} seat={seat} x={x} y={y} selected={selected.has(seat.seat)} tabbable={seat.seat === tabbable} currency={currency} />
+            <SeatGlyph key={seat.seat} seat={seat} x={x} y={y} selected={selected.has(seat.seat)} tabbable={seat.seat === tabbable} currency={currency} mine={mine.has(seat.seat)} />
           )))}
         </svg>
       </div>

@@ -19,19 +19,20 @@ export function priceText(minor: number, currency: string): string {
 const STATUS_WORDS = { available: 'available', held: 'held by someone else', booked: 'booked' } as const;
 
 /** "Row F, seat 7, €12.00, accessible seat, available" (the map's accessible name for a seat). */
-export function seatLabel(seat: Seat, currency: string, selected: boolean): string {
+export function seatLabel(seat: Seat, currency: string, selected: boolean, mine = false): string {
   const parts = [
     `${seat.section ? `Section ${seat.section}, row` : 'Row'} ${seat.row}`,
     `seat ${seat.number}`,
     seat.price === null ? 'not on sale' : priceText(seat.price, currency),
   ];
   if (seat.accessible) parts.push('accessible seat');
-  parts.push(selected ? 'selected' : STATUS_WORDS[seat.status]);
+  parts.push(selected ? 'selected' : mine && seat.status === 'held' ? 'held by you' : STATUS_WORDS[seat.status]);
   return parts.join(', ');
 }
 
 /** Why a seat cannot be selected, or null when it can. */
-export function whyUnavailable(seat: Seat): string | null {
+export function whyUnavailable(seat: Seat, mine = false): string | null {
+  if (seat.status === 'held' && mine) return `${shortSeatName(seat)} is already in your hold: go on to checkout to pay for it.`;
   if (seat.status === 'held') return `${shortSeatName(seat)} is held by someone else.`;
   if (seat.status === 'booked') return `${shortSeatName(seat)} is already booked.`;
   if (seat.price === null) return `${shortSeatName(seat)} is not on sale.`;
