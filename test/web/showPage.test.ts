@@ -239,9 +239,20 @@ describe('web app: show page and live seat map', () => {
     const showId = await showWith(t, cinemaRows());
     const { page, errors, context } = await openPage(browser, t.baseUrl);
     const eventId = (await t.http.get(`/v1/shows/${showId}`)).body.event.id as string;
+    // The same event in Porto too, the next day.
+    const porto = await t.http.post('/v1/admin/venues', { name: 'Cinema Batalha', city: 'Porto', timezone: 'Europe/Lisbon' }, t.adminToken);
+    const hall = await t.http.post('/v1/admin/halls', { venue_id: porto.body.id, name: 'Sala 1', layout: { rows: cinemaRows() } }, t.adminToken);
+    const other = await t.http.post('/v1/admin/shows', {
+      event_id: eventId, hall_id: hall.body.id, starts_at: new Date(Date.now() + 4 * 86_400_000).toISOString(), currency: 'EUR', price_tiers: { standard: 800, premium: 1200 },
+    }, t.adminToken);
+    expect(other.status).toBe(201);
     await page.goto(`/events/${eventId}`);
     await page.getByRole('heading', { name: 'Seat Map Film', level: 1 }).waitFor();
     await page.getByText('Salle Rameau, Lyon').first().waitFor();
+    await page.getByText('from €8.00').waitFor();
+    expect(await page.getByRole('heading', { level: 2 }).count()).toBe(2);
+    await page.getByLabel('City').selectOption('Lyon');
+    await page.getByText('from €8.00').waitFor({ state: 'detached' });
     await screenshotBoth(page, 'event-shows');
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('link', { name: /Salle Rameau/ }).click();
