@@ -231,6 +231,17 @@ describe('web app: show page and live seat map', () => {
     await buyer.page.keyboard.press('Tab');
     expect(await focused()).toBeNull();
     expect(await buyer.page.evaluate(() => document.querySelectorAll('[data-seat][tabindex="0"]').length)).toBe(1);
+
+    // Leaving the page (within the app, no reload) closes its live stream.
+    const viewers = async (want: number) => {
+      const end = Date.now() + 2000;
+      while (t.service.ctx.seatStreams.viewerCount !== want && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      return t.service.ctx.seatStreams.viewerCount;
+    };
+    expect(await viewers(1)).toBe(1);
+    await buyer.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'What\'s on' }).click();
+    await buyer.page.getByRole('heading', { name: 'What\'s on' }).waitFor();
+    expect(await viewers(0)).toBe(0);
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });
