@@ -18,12 +18,14 @@ export function SectionPicker({ sections, currency, onChoose }: { sections: Sect
         {sections.map((s) => {
           const total = s.available + s.held + s.booked;
           const soldOut = s.available === 0;
+          const free = soldOut ? 'Sold out' : `Available: ${s.available.toLocaleString()} of ${total.toLocaleString()}`;
+          const prices = priceRange(s, currency);
           return (
             <li key={s.section}>
               <button type="button" class={`section-button${soldOut ? ' sold-out' : ''}`} onClick={() => onChoose(s.section)}>
                 <span class="section-name">Section {s.section}</span>
-                <span>{soldOut ? 'Sold out' : `${s.available.toLocaleString()} of ${total.toLocaleString()} free`}</span>
-                <span>{priceRange(s, currency)}</span>
+                <span>{free}</span>
+                {prices && <span>{prices}</span>}
                 <span class="section-meter" aria-hidden="true"><span style={{ width: `${total ? Math.round((100 * s.available) / total) : 0}%` }} /></span>
               </button>
             </li>
