@@ -219,6 +219,7 @@ describe('web app: show page and live seat map', () => {
     // The focused seat shows a ring.
     const ring = await buyer.page.evaluate(() => getComputedStyle(document.activeElement!.querySelector('.seat-ring')!).stroke);
     expect(ring).not.toBe('none');
+    await screenshotBoth(buyer.page, 'show-keyboard-focus');
     await buyer.page.keyboard.press('Enter');
     await expect(seat(buyer.page, 'Row B, seat 3').getAttribute('aria-checked')).resolves.toBe('true');
     await buyer.page.keyboard.press('End');
