@@ -2,6 +2,8 @@
 import { LocationProvider, Router, Route, lazy } from 'preact-iso';
 import { Header } from './components/Header';
 import { Home } from './pages/Home';
+import { EventPage } from './pages/EventPage';
+import { ShowPage } from './pages/ShowPage';
 import { NotFound } from './pages/NotFound';
 import { SignIn } from './pages/SignIn';
 import { SignUp } from './pages/SignUp';
@@ -29,6 +31,8 @@ export function App() {
           <Route path="/bookings" component={Bookings} />
           <Route path="/bookings/:id" component={BookingPage} />
           <Route path="/shows/:id/queue" component={WaitingRoom} />
+          <Route path="/events/:id" component={EventPage} />
+          <Route path="/shows/:id" component={ShowPage} />
           <Route default component={NotFound} />
         </Router>
       </main>
