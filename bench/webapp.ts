@@ -59,10 +59,45 @@ function startBaseline(mapBody: Buffer): Promise<http.Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-interface Trial { interactiveMs: number; jsSentBytes: number; jsBytes: number; scripts: number }
+interface Trial {
+  /** As the driver sees it: page.goto until its click on a seat has selected it. */
+  interactiveMs: number;
+  /** As the page's own clock says (ms since navigation start): every seat drawn, and a click's selection shown. */
+  drawnMs: number;
+  clickMs: number;
+  jsSentBytes: number;
+  jsBytes: number;
+  scripts: number;
+}
+
+/** Runs in the page before its own scripts: notes when every seat is drawn, on the page's clock. */
+const WATCH_SEATS = `(() => {
+  const look = () => {
+    if (document.querySelectorAll('[data-seat]').length >= ${SEATS}) { window.__seatsDrawnAt = performance.now(); return; }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();`;
+
+/** In the page: clicks an available seat and measures until its selection is shown (the next frame after the change). */
+function timeOneClick(): Promise<number> {
+  return new Promise((resolve) => {
+    const seat = document.querySelector('[data-seat][data-status="available"]') as SVGElement;
+    const started = performance.now();
+    const observer = new MutationObserver(() => {
+      const selected = seat.getAttribute('aria-pressed') === 'true' || seat.getAttribute('aria-checked') === 'true' || document.querySelector('[data-seat][aria-checked="true"], [data-seat][aria-pressed="true"]');
+      if (!selected) return;
+      observer.disconnect();
+      requestAnimationFrame(() => resolve(performance.now() - started));
+    });
+    observer.observe(document.body, { attributes: true, subtree: true });
+    seat.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  });
+}
 
 async function firstLoad(browser: Browser, url: string): Promise<Trial> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(WATCH_SEATS);
   const page: Page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -73,8 +108,12 @@ async function firstLoad(browser: Browser, url: string): Promise<Trial> {
   });
   const started = performance.now();
   await page.goto(url, { waitUntil: 'commit' });
-  await page.waitForFunction((n) => document.querySelectorAll('[data-seat]').length >= n, SEATS, { polling: 'raf' });
-  await page.locator(`${SEAT}[data-status="available"]`).first().click();
+  await page.waitForFunction(() => (window as unknown as { __seatsDrawnAt?: number }).__seatsDrawnAt !== undefined, null, { polling: 'raf' });
+  const drawnMs = await page.evaluate(() => (window as unknown as { __seatsDrawnAt: number }).__seatsDrawnAt);
+  const clickMs = await page.evaluate(timeOneClick);
+  await page.locator(SELECTED).first().waitFor();
+  await page.locator(SELECTED).first().click(); // back off, then the driver's own click
+  await page.locator(`${SEAT}[data-status="available"]`).nth(1).click();
   await page.locator(SELECTED).first().waitFor();
   const interactiveMs = performance.now() - started;
   const sizes = await Promise.all(scripts);
@@ -82,6 +121,8 @@ async function firstLoad(browser: Browser, url: string): Promise<Trial> {
   if (errors.length) throw new Error(`page errors on ${url}: ${errors.join('; ')}`);
   return {
     interactiveMs,
+    drawnMs,
+    clickMs,
     jsSentBytes: sizes.reduce((a, s) => a + s.sent, 0),
     jsBytes: sizes.reduce((a, s) => a + s.size, 0),
     scripts: sizes.length,
@@ -111,24 +152,31 @@ runBenchmark(async () => {
   for (let i = 0; i < trials; i++) {
     const order = i % 2 === 0 ? [[ourUrl, ours], [baselineUrl, bare]] as const : [[baselineUrl, bare], [ourUrl, ours]] as const;
     for (const [url, into] of order) into.push(await firstLoad(browser, url));
-    note(`  trial ${i + 1}/${trials}: ours ${fixed(ours.at(-1)!.interactiveMs)} ms, baseline ${fixed(bare.at(-1)!.interactiveMs)} ms`);
+    const t = (x: Trial) => `${fixed(x.drawnMs + x.clickMs)} ms (driver ${fixed(x.interactiveMs)})`;
+    note(`  trial ${i + 1}/${trials}: ours ${t(ours.at(-1)!)}, baseline ${t(bare.at(-1)!)}`);
   }
 
-  const p = (t: Trial[]) => percentiles(Float64Array.from(t.map((x) => x.interactiveMs)));
+  const p = (t: Trial[], f: (x: Trial) => number = (x) => x.interactiveMs) => percentiles(Float64Array.from(t.map(f)));
   const po = p(ours);
   const pb = p(bare);
+  // Interactive on the page's own clock: all seats drawn, plus a click's selection shown.
+  const own = (x: Trial) => x.drawnMs + x.clickMs;
+  const oo = p(ours, own);
+  const ob = p(bare, own);
   const kb = (b: number) => fixed(b / 1024, 1);
   say(`\nFirst load of the show page, ${SEATS} seats, ${trials} cold loads each (chromium ${browser.version()})`);
   say(table(
-    ['page', 'JS sent KB', 'JS run KB', 'scripts', 'interactive p50 ms', 'p90 ms', 'max ms'],
-    [
-      ['boxoffice /shows/:id', kb(ours[0]!.jsSentBytes), kb(ours[0]!.jsBytes), String(ours[0]!.scripts), fixed(po.p50), fixed(po.p90), fixed(po.max)],
-      ['bare SVG page (baseline)', kb(bare[0]!.jsSentBytes), kb(bare[0]!.jsBytes), String(bare[0]!.scripts), fixed(pb.p50), fixed(pb.p90), fixed(pb.max)],
-    ],
+    ['page', 'JS sent KB', 'JS run KB', 'scripts', 'drawn p50 ms', 'click p50 ms', 'interactive p50', 'p90', 'max', 'driver p50', 'driver p90'],
+    [[`boxoffice /shows/:id`, ours, oo, po] as const, ['bare SVG page (baseline)', bare, ob, pb] as const].map(([name, t, o, d]) => [
+      name, kb(t[0]!.jsSentBytes), kb(t[0]!.jsBytes), String(t[0]!.scripts), fixed(p(t, (x) => x.drawnMs).p50), fixed(p(t, (x) => x.clickMs).p50),
+      fixed(o.p50), fixed(o.p90), fixed(o.max), fixed(d.p50), fixed(d.p90),
+    ]),
   ));
-  say(`interactive p50 ratio to the baseline: ${fixed(po.p50 / pb.p50, 2)}×`);
+  say('interactive: on the page\'s clock, from navigation start until every seat is drawn, plus one click until its selection is shown;');
+  say('driver: as playwright sees it (a new tab\'s goto until its own click has selected a seat), overhead of the driver included.');
+  say(`interactive p50 ratio to the baseline: ${fixed(oo.p50 / ob.p50, 2)}× (driver: ${fixed(po.p50 / pb.p50, 2)}×)`);
   const jsOk = ours[0]!.jsSentBytes / 1024 < GOAL_JS_KB;
-  const ttiOk = po.p90 < GOAL_INTERACTIVE_MS;
-  say(`goals: JS sent ${kb(ours[0]!.jsSentBytes)} KB < ${GOAL_JS_KB} KB: ${jsOk ? 'met' : 'MISSED'}; interactive p90 ${fixed(po.p90)} ms < ${GOAL_INTERACTIVE_MS} ms: ${ttiOk ? 'met' : 'MISSED'}`);
+  const ttiOk = oo.p90 < GOAL_INTERACTIVE_MS;
+  say(`goals: JS sent ${kb(ours[0]!.jsSentBytes)} KB < ${GOAL_JS_KB} KB: ${jsOk ? 'met' : 'MISSED'}; interactive p90 ${fixed(oo.p90)} ms < ${GOAL_INTERACTIVE_MS} ms: ${ttiOk ? 'met' : 'MISSED'}`);
   await closeApiClient();
 });
