@@ -44,10 +44,28 @@ async function checkoutPage(buyer: Buyer, holdId: string) {
 const bookingIdOf = (page: Page) => /\/bookings\/([^/?#]+)$/.exec(new URL(page.url()).pathname)![1]!;
 
 describeInBrowser('web app: checkout', () => {
-  it('buys by keyboard only: pm_card_visa, the booking, its tickets, a QR that decodes to the code', async () => {
+  it('buys by keyboard only, from the seat map: two seats, the hold, pm_card_visa, the booking, its tickets, a QR that decodes to the code', async () => {
     const buyer = buyers[0]!;
-    const holdId = await holdSeats(t, buyer, show.showId, ['F7', 'F8']);
-    const { page, errors, context } = await checkoutPage(buyer, holdId);
+    const { page, errors, context } = await openPage(browser, t.baseUrl);
+    await signInTab(page, buyer);
+    await page.goto(`/shows/${show.showId}`);
+    // Tab into the map (it enters at A1), arrows to F7, Enter; right to F8, Space.
+    const firstSeat = page.locator('[data-seat="A1"]');
+    await firstSeat.waitFor();
+    await tabTo(page, firstSeat);
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowDown');
+    for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-seat') === 'F7');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press(' ');
+    await expect.poll(() => page.locator('[data-seat][aria-checked="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-seat')))).toEqual(['F7', 'F8']);
+    await tabTo(page, page.getByRole('button', { name: 'Hold seats' }));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/holds\/[^/]+$/);
+    await page.getByRole('heading', { name: 'Checkout' }).waitFor();
+    // The new page has the focus (its main content), not the vanished button.
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
     await page.getByText('row F, seat 7').waitFor();
     await page.getByText('€20.00', { exact: true }).waitFor();
     await page.getByRole('timer').getByText(/Seats held for \d+:\d\d/).waitFor();

@@ -15,13 +15,32 @@ import { WaitingRoom } from './pages/WaitingRoom';
 // The operators' pages are their own chunk: buyers never download them (nor uPlot).
 const AdminApp = lazy(() => import('./admin/AdminApp').then((m) => m.AdminApp));
 
+/**
+ * After a navigation within the app, the new page's heading (or its main content) takes
+ * the focus, so a keyboard or screen-reader user starts on the page they arrived at,
+ * not on a control of the page that went away.
+ */
+function focusNewPage(): void {
+  requestAnimationFrame(() => {
+    const main = document.getElementById('main');
+    if (!main || main.contains(document.activeElement)) return;
+    const heading = main.querySelector<HTMLElement>('h1');
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+    } else {
+      main.focus({ preventScroll: true });
+    }
+  });
+}
+
 export function App() {
   return (
     <LocationProvider>
       <a class="skip-link" href="#main">Skip to content</a>
       <Header />
       <main id="main" tabIndex={-1}>
-        <Router>
+        <Router onRouteChange={focusNewPage}>
           <Route path="/" component={Home} />
           <Route path="/admin" component={AdminApp} />
           <Route path="/admin/*" component={AdminApp} />
