@@ -131,10 +131,10 @@ describeInBrowser('web app: operator pages', () => {
     await row(3).getByText('Row A appears twice (rows 1 and 3).').waitFor();
     await screenshotBoth(page, 'admin-hall-editor-problems');
     await page.getByRole('button', { name: 'Remove row 3 (A)' }).click();
-    expect(await problems.count()).toBe(0);
+    await expect.poll(() => problems.count()).toBe(0);
     const preview = page.getByRole('img', { name: /^Hall preview/ });
-    expect(await preview.getAttribute('aria-label')).toBe('Hall preview: 16 seats in 2 rows; standard 8, premium 8.');
-    expect(await page.locator('.layout-preview svg rect').count()).toBe(16);
+    await expect.poll(() => preview.getAttribute('aria-label')).toBe('Hall preview: 16 seats in 2 rows; standard 8, premium 8.');
+    await expect.poll(() => page.locator('.layout-preview svg rect').count()).toBe(16);
     await screenshotBoth(page, 'admin-hall-editor');
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Create hall' }).click();
@@ -198,7 +198,7 @@ describeInBrowser('web app: operator pages', () => {
     await page.getByRole('button', { name: 'Create show' }).click();
 
     // Its dashboard.
-    await page.waitForURL(/\/admin\/shows\/[^/]+$/);
+    await page.waitForURL((u) => /^\/admin\/shows\/[^/]+$/.test(u.pathname) && u.pathname !== '/admin/shows/new');
     const showId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
     const show = (await t.http.get(`/v1/shows/${showId}`)).body;
     expect(show).toMatchObject({
