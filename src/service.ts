@@ -98,7 +98,7 @@ export async function openService(
     showRules,
     purchaseLimits,
     room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
-      () => purchaseLimits.takeSignals(db.poolStats().waiting), { warn: (o, m) => log.warn(o, m) }),
+      () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
   await ensureAdmin(ctx);

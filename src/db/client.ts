@@ -1,6 +1,7 @@
 // The storage port: PostgreSQL through `pg` in production, PGlite (the same engine
 // in WebAssembly) when no DATABASE_URL is given. Both speak the same SQL.
 import pg from 'pg';
+import { BusyClock } from './busyClock.js';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
 import { mkdirSync } from 'node:fs';
@@ -20,6 +21,10 @@ export interface PoolStats {
   total: number;
   idle: number;
   waiting: number;
+  /** How many connections the pool may open. */
+  size: number;
+  /** Connection-milliseconds spent in use since the pool opened (BusyClock). */
+  busyMs: number;
 }
 
 export interface Database extends Queryable {
@@ -39,6 +44,14 @@ export function connectPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
+  const busy = new BusyClock();
+  const takenAt = new WeakMap<pg.PoolClient, number>();
+  pool.on('acquire', (client) => takenAt.set(client, busy.start()));
+  pool.on('release', (_err, client) => {
+    const at = takenAt.get(client);
+    if (at !== undefined) busy.stop(at);
+    takenAt.delete(client);
+  });
   return {
     kind: 'postgres',
     async query<R>(text: string, params?: readonly unknown[]) {
@@ -71,7 +84,7 @@ export function connectPostgres(url: string, poolSize: number): Database {
         client.release();
       }
     },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
     close: () => pool.end(),
   };
 }
@@ -86,22 +99,27 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     throw err;
   });
   let active = 0;
+  // One connection: busy from the first statement in until the last one out.
+  const busy = new BusyClock();
+  let busySince = 0;
+  const enter = () => { if (active++ === 0) busySince = busy.start(); };
+  const leave = () => { if (--active === 0) busy.stop(busySince); };
   return {
     kind: 'pglite',
     async query<R>(text: string, params?: readonly unknown[]) {
-      active++;
+      enter();
       try {
         const r = await db.query<R>(text, params as unknown[] | undefined);
         return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
       } finally {
-        active--;
+        leave();
       }
     },
     async script(sql: string) {
       await db.exec(sql);
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      active++;
+      enter();
       try {
         return await db.transaction(async (t) => {
           await t.exec(TX_SETTINGS);
@@ -116,11 +134,11 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
           });
         });
       } finally {
-        active--;
+        leave();
       }
     },
     // PGlite is one embedded connection: busy or idle.
-    poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1) }),
+    poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1), size: 1, busyMs: busy.busyMs() }),
     close: async () => {
       try {
         await db.close();

@@ -1,16 +1,21 @@
 // The admission controller: every few seconds it sets the rate at which waiting
 // rooms admit, from what the purchase path measured since its last tick — hold
-// latency against its calm level, and the share of purchases refused with 503. It
-// closes when the system slows and opens when it recovers, like TCP: it starts at
-// a quarter of the ceiling and grows by half per calm tick until the first sign of
-// distress (slow start: an opening is not met with the ceiling before anything was
-// measured); then it cuts at once — by as much as the holds slowed, between 10 %
-// and 40 %, or by 30 % on refusals — and climbs back by a twentieth of the ceiling per
-// calm tick, never above the ceiling (the configured rate), so recovery never
-// overshoots what was already known to be safe. Only ticks that measured holds
-// grow the rate: an idle room learns nothing about a higher one. Connections waited for in the database pool are reported, not acted on: a
-// pool that is always busy is what a sale at the database's pace looks like; only
-// when the waits make holds slow is it distress, and the latency says so.
+// latency against a set point above its calm level, and the share of purchases
+// refused with 503. It steers to the set point rather than to the edge of distress:
+// the rate moves in proportion to how far the holds are from it (faster than the
+// set point: down, at most 40 % a tick; slower: up, at most a twentieth of the
+// ceiling a tick), so it settles where the seat database keeps holds at the set
+// point instead of swinging between "calm" and "too slow". It starts at a quarter
+// of the ceiling and grows by half per tick while holds stay near their calm level
+// (slow start: an opening is not met with the ceiling before anything was
+// measured), and leaves slow start at the first tick they do not. More than 5 % of
+// a tick's purchases refused with 503 cuts it by 30 %. Only ticks that measured
+// holds raise the rate: an idle room learns nothing about a higher one; it never
+// passes the ceiling (the configured rate), so recovery never overshoots what was
+// configured as safe. Connections waited for in the database pool are reported,
+// not acted on: a pool that is always busy is what a sale at the database's pace
+// looks like; only when the waits make holds slow is it distress, and the latency
+// says so.
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -20,6 +25,8 @@ export interface Signals {
   rejections: number;
   /** Requests waiting for a database connection, now. */
   poolWaiting: number;
+  /** The share of the window the database pool's connections were in use (0–1), or null when not measured. */
+  poolUtilization: number | null;
   /** Bookings answered 201 since the last tick. */
   completions: number;
   /** How long the window was (ms). */
@@ -34,26 +41,35 @@ export interface ControllerState {
   holds_per_second: number;
   rejections: number;
   pool_waiting: number;
+  pool_utilization: number | null;
   completions_per_second: number;
   decision: 'start' | 'open' | 'hold' | 'close';
   reason: string;
   ticks: number;
 }
 
-/** The cut on refusals; on slow holds the cut follows how slow (calm/now), within these bounds. */
+/** The cut on refusals. */
 const DECREASE = 0.7;
+/** Bounds of one tick's move under the set point's law: a cut of at most 40 %, a rise of at most INCREASE_SHARE of the ceiling. */
 const DECREASE_MOST = 0.6;
-const DECREASE_LEAST = 0.9;
-/** Until its first sign of distress the controller starts low and grows by half per measured calm tick. */
+const INCREASE_SHARE = 0.05;
+/** How strongly the rate follows the latency's distance from the set point (a fraction of that distance, relative). */
+const GAIN = 0.5;
+/** Until it leaves slow start the controller starts low and grows by half per tick with holds near calm. */
 const START_SHARE = 0.25;
-const SLOW_START_GROWTH = 1.5;
+const SLOW_START_GROWTH = 1.3;
+/** Slow start ends at the first tick whose holds are this much slower than calm (or SLOW_START_MARGIN_MS slower). */
+const SLOW_START_UNTIL = 1.5;
+const SLOW_START_MARGIN_MS = 20;
+/** ...or whose database pool was busy this share of the time (a cold pool's first holds are slow, and their latency a poor calm level). */
+const SLOW_START_UTILIZATION = 0.6;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
 const REJECTION_SHARE = 0.05;
-const INCREASE_SHARE = 0.05;
-// The calm latency is allowed to creep up 1 % a tick, so a lasting new normal is learned.
-const BASELINE_DRIFT = 1.01;
-const SLOW_FACTOR = 2;
-const SLOW_MARGIN_MS = 50;
+// The calm latency is allowed to creep up 0.5 % a tick, so a lasting new normal is learned.
+const BASELINE_DRIFT = 1.005;
+/** The set point: holds this much slower than calm (and at least SET_POINT_MARGIN_MS slower). */
+const SET_POINT_FACTOR = 2;
+const SET_POINT_MARGIN_MS = 40;
 
 export class AdmissionController {
   private rate: number;
@@ -65,7 +81,7 @@ export class AdmissionController {
     this.rate = Math.max(floor, Math.min(ceiling, Math.ceil(ceiling * START_SHARE)));
     this.state = {
       rate_per_minute: this.rate, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, hold_latency_ms: null, holds_per_second: 0,
-      rejections: 0, pool_waiting: 0, completions_per_second: 0, decision: 'start', reason: 'no measurement yet', ticks: 0,
+      rejections: 0, pool_waiting: 0, pool_utilization: null, completions_per_second: 0, decision: 'start', reason: 'no measurement yet', ticks: 0,
     };
   }
 
@@ -80,36 +96,45 @@ export class AdmissionController {
   /** One controller tick: the signals since the last one in, the new rate out. */
   tick(s: Signals): number {
     const latency = s.holdLatencyMs;
-    const slowAt = this.baseline === null ? null : Math.max(this.baseline * SLOW_FACTOR, this.baseline + SLOW_MARGIN_MS);
-    let decision: ControllerState['decision'];
+    const before = this.rate;
+    const setPoint = this.baseline === null ? null : Math.max(this.baseline * SET_POINT_FACTOR, this.baseline + SET_POINT_MARGIN_MS);
     let reason: string;
-    /** On a close: the factor the rate is cut by. */
-    let cut = DECREASE;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
-      [decision, reason] = ['close', `${s.rejections} purchases refused with 503`];
-    } else if (latency !== null && slowAt !== null && latency > slowAt) {
-      [decision, reason] = ['close', `hold latency ${latency.toFixed(1)} ms over ${slowAt.toFixed(1)} ms`];
-      cut = Math.min(DECREASE_LEAST, Math.max(DECREASE_MOST, slowAt / latency));
-    } else if (latency === null) {
-      [decision, reason] = ['hold', 'no holds to measure'];
-    } else {
-      [decision, reason] = this.rate < this.ceiling ? ['open', this.slowStart ? 'calm, starting' : 'calm'] : ['hold', 'calm, at the ceiling'];
-    }
-    if (decision === 'close') {
-      this.rate = Math.max(this.floor, Math.round(this.rate * cut));
+      this.rate = Math.max(this.floor, Math.round(this.rate * DECREASE));
       this.slowStart = false;
-    } else if (latency !== null) {
-      // Only a tick that measured holds says a higher rate is safe; an idle room keeps its rate.
-      const grown = this.slowStart ? Math.ceil(this.rate * SLOW_START_GROWTH) : this.rate + Math.ceil(this.ceiling * INCREASE_SHARE);
-      this.rate = Math.min(this.ceiling, Math.max(this.rate + 1, grown));
-      this.baseline = this.baseline === null ? latency : Math.min(this.baseline * BASELINE_DRIFT, latency);
+      reason = `${s.rejections} purchases refused with 503`;
+    } else if (latency === null) {
+      reason = 'no holds to measure';
+    } else if (setPoint === null) {
+      // The first measured tick: its latency is the calm level.
+      this.rate = this.grow(this.rate * SLOW_START_GROWTH);
+      reason = 'calm, starting';
+    } else if (this.slowStart && latency <= Math.min(this.baseline! * SLOW_START_UNTIL, this.baseline! + SLOW_START_MARGIN_MS)
+      && (s.poolUtilization === null || s.poolUtilization < SLOW_START_UTILIZATION)) {
+      this.rate = this.grow(this.rate * SLOW_START_GROWTH);
+      reason = 'calm, starting';
+    } else {
+      this.slowStart = false;
+      // Proportional to the distance from the set point, relative to it.
+      const error = (setPoint - latency) / setPoint;
+      const step = Math.max(this.rate * (DECREASE_MOST - 1), Math.min(this.ceiling * INCREASE_SHARE, this.rate * GAIN * error));
+      this.rate = step > 0 ? this.grow(this.rate + step) : Math.max(this.floor, Math.round(this.rate + step));
+      reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
     }
+    if (latency !== null) this.baseline = this.baseline === null ? latency : Math.min(this.baseline * BASELINE_DRIFT, latency);
+    const decision: ControllerState['decision'] = this.rate > before ? 'open' : this.rate < before ? 'close' : 'hold';
+    if (decision === 'hold' && this.rate >= this.ceiling && latency !== null && (setPoint === null || latency <= setPoint)) reason = 'calm, at the ceiling';
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);
     this.state = {
       rate_per_minute: this.rate, ceiling_per_minute: this.ceiling, baseline_hold_latency_ms: this.baseline, hold_latency_ms: latency,
-      holds_per_second: perSecond(s.holds), rejections: s.rejections, pool_waiting: s.poolWaiting,
+      holds_per_second: perSecond(s.holds), rejections: s.rejections, pool_waiting: s.poolWaiting, pool_utilization: s.poolUtilization,
       completions_per_second: perSecond(s.completions), decision, reason, ticks: this.state.ticks + 1,
     };
     return this.rate;
+  }
+
+  /** A higher rate (at least one more a minute), never above the ceiling. */
+  private grow(to: number): number {
+    return Math.min(this.ceiling, Math.max(this.rate + 1, Math.ceil(to)));
   }
 }

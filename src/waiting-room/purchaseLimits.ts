@@ -14,6 +14,7 @@ export class PurchaseLimits {
   readonly rejections: Counter<'path'>;
   // What the admission controller reads and resets at each of its ticks.
   private window = { startedMs: Date.now(), holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+  private busyMsBefore = 0;
 
   constructor(settings: Readonly<LimitSettings>, registry: Registry) {
     this.hold = new ConcurrencyLimit(settings);
@@ -61,14 +62,18 @@ export class PurchaseLimits {
     if (path === 'booking' && status === 201) this.window.completions++;
   }
 
-  /** The signals since the last call, and a new window. */
-  takeSignals(poolWaiting: number): Signals {
+  /** The signals since the last call, and a new window; `pool`: the database pool's figures now (PoolStats). */
+  takeSignals(pool: { waiting: number; size: number; busyMs: number }): Signals {
     const w = this.window;
     const now = Date.now();
     this.window = { startedMs: now, holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+    const windowMs = now - w.startedMs;
+    const busyMs = pool.busyMs - this.busyMsBefore;
+    this.busyMsBefore = pool.busyMs;
     return {
       holdLatencyMs: w.holds ? w.holdMs / w.holds : null, holds: w.holds, rejections: w.rejections,
-      poolWaiting, completions: w.completions, windowMs: now - w.startedMs,
+      poolWaiting: pool.waiting, poolUtilization: windowMs > 0 && pool.size > 0 ? Math.min(1, busyMs / (pool.size * windowMs)) : null,
+      completions: w.completions, windowMs,
     };
   }
 }

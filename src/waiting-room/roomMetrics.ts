@@ -35,6 +35,7 @@ export function registerRoomMetrics(registry: Registry, room: WaitingRoom): void
       this.set({ input: 'baseline_hold_latency_ms' }, v.baseline_hold_latency_ms ?? 0);
       this.set({ input: 'rejections' }, v.rejections);
       this.set({ input: 'pool_waiting' }, v.pool_waiting);
+      if (v.pool_utilization !== null) this.set({ input: 'pool_utilization' }, v.pool_utilization);
       this.set({ input: 'completions_per_second' }, v.completions_per_second);
       this.set({ input: 'holds_per_second' }, v.holds_per_second);
     },

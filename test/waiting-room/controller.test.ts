@@ -1,6 +1,6 @@
-// The admission controller: the rate falls within two ticks of latency injected
-// into the seat database, and climbs back afterwards without passing the rate it
-// had before. Pure first, then on a real service with a real slowdown (a trigger
+// The admission controller: the rate follows hold latency to a set point, falls
+// within two ticks of latency injected into the seat database, and climbs back
+// afterwards without passing the rate it had before. Pure first, then on a real service with a real slowdown (a trigger
 // that makes every hold insert sleep).
 import { afterAll, describe, expect, it } from 'vitest';
 import { AdmissionController, type Signals } from '../../src/waiting-room/admissionController.js';
@@ -8,44 +8,57 @@ import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers } from '../support/catalog.js';
 import { roomConfig } from './helpers.js';
 
-const calm = (over: Partial<Signals> = {}): Signals => ({ holdLatencyMs: 8, holds: 200, rejections: 0, poolWaiting: 0, completions: 50, windowMs: 2000, ...over });
+const calm = (over: Partial<Signals> = {}): Signals => ({
+  holdLatencyMs: 8, holds: 200, rejections: 0, poolWaiting: 0, poolUtilization: null, completions: 50, windowMs: 2000, ...over,
+});
 
 describe('the admission controller (pure)', () => {
-  it('starts at a quarter of the ceiling and grows by half per measured calm tick, not on idle ticks', () => {
+  it('starts at a quarter of the ceiling and grows by 30 % per calm tick, not on idle ticks', () => {
     const c = new AdmissionController(1200, 6);
     expect(c.ratePerMinute()).toBe(300);
     expect(c.tick(calm({ holds: 0, holdLatencyMs: null }))).toBe(300);
-    expect([c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([450, 675, 1013, 1200]);
+    expect([c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([390, 507, 660, 858, 1116, 1200]);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'calm, starting', baseline_hold_latency_ms: 8 });
+    expect(c.tick(calm())).toBe(1200);
+    expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
   });
 
-  it('closes within a tick of slow holds, by as much as they slowed, then recovers to the ceiling without overshoot', () => {
+  it('leaves slow start when the pool gets busy, even with fast holds, and then climbs by at most a twentieth of the ceiling a tick', () => {
     const c = new AdmissionController(1200, 6);
-    for (let i = 0; i < 5; i++) c.tick(calm());
+    expect([c.tick(calm({ poolUtilization: 0.3 })), c.tick(calm({ poolUtilization: 0.5 }))]).toEqual([390, 507]);
+    // set point max(2 × 8, 8 + 40) = 48 ms; 8 ms is far under it: the step is capped at 60 a minute
+    expect(c.tick(calm({ poolUtilization: 0.7 }))).toBe(567);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 48.0 ms', pool_utilization: 0.7 });
+    expect(c.tick(calm({ poolUtilization: 0.1 }))).toBe(627); // no second slow start
+  });
+
+  it('steers to the set point: cuts in proportion to how slow the holds are (40 % at most), recovers to the ceiling without overshoot', () => {
+    const c = new AdmissionController(1200, 6);
+    for (let i = 0; i < 8; i++) c.tick(calm());
     expect(c.ratePerMinute()).toBe(1200);
-    // calm 8 ms: slow beyond max(2 × 8, 8 + 50) = 58 ms
-    const slowed = [c.tick(calm({ holdLatencyMs: 62 })), c.tick(calm({ holdLatencyMs: 300 }))];
-    expect(slowed[0]).toBe(1080); // a little slow: the least cut, 10 %
-    expect(slowed[1]).toBe(648); // far too slow: the most, 40 %
-    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 300 });
+    expect(c.tick(calm({ holdLatencyMs: 48 }))).toBe(1200); // at the set point: stays
+    expect(c.tick(calm({ holdLatencyMs: 60 }))).toBe(1051); // a quarter over the set point (48.04 ms, calm creeping 0.5 % a tick): half of that, 12.4 %
+    expect(c.tick(calm({ holdLatencyMs: 300 }))).toBe(631); // far over: the most, 40 %
+    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 300, reason: 'hold latency 300.0 ms, set point 48.1 ms' });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
-    expect(recovery[0]).toBe(708); // after distress: a twentieth of the ceiling per tick, no more slow start
+    expect(recovery[0]).toBe(691); // a twentieth of the ceiling per tick, no more slow start
     expect(Math.max(...recovery)).toBe(1200);
     expect(recovery.at(-1)).toBe(1200);
   });
 
-  it('closes on a share of purchase-path rejections, not on a stray one nor on a busy pool; tolerates a little latency', () => {
+  it('closes on a share of purchase-path rejections, not on a stray one nor on a busy pool; never below its floor', () => {
     const c = new AdmissionController(1000, 6);
-    for (let i = 0; i < 5; i++) c.tick(calm());
-    expect(c.tick(calm({ holdLatencyMs: 50 }))).toBe(1000); // under the calm latency plus 50 ms
+    for (let i = 0; i < 8; i++) c.tick(calm());
+    expect(c.ratePerMinute()).toBe(1000);
     expect(c.tick(calm({ rejections: 3 }))).toBe(1000); // 3 of 203: under 5 %
-    expect(c.tick(calm({ poolWaiting: 15 }))).toBe(1000); // every connection busy, holds still fast
+    expect(c.tick(calm({ poolWaiting: 15, poolUtilization: 1 }))).toBe(1000); // every connection busy, holds still fast
     expect(c.tick(calm({ rejections: 30 }))).toBe(700);
     expect(c.view()).toMatchObject({ decision: 'close', reason: '30 purchases refused with 503' });
     expect(c.tick(calm({ holds: 0, holdLatencyMs: null, rejections: 2 }))).toBe(490); // nothing but refusals
     for (let i = 0; i < 30; i++) c.tick(calm({ holdLatencyMs: 500 }));
-    expect(c.ratePerMinute()).toBe(6); // never below its floor
+    expect(c.ratePerMinute()).toBe(6);
   });
 });
 
