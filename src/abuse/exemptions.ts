@@ -4,6 +4,8 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 export class ClientExemptions {
   private readonly list = new BlockList();
+  /** Verdicts by address: the list never changes, and a BlockList check costs microseconds on every request. */
+  private readonly verdicts = new Map<string, boolean>();
   readonly empty: boolean;
 
   /** Each entry an address or a CIDR range; anything else is refused at boot. */
@@ -25,6 +27,16 @@ export class ClientExemptions {
   /** Whether the client address is exempt; `::ffff:a.b.c.d` counts as `a.b.c.d`. */
   covers(address: string | undefined): boolean {
     if (this.empty || !address) return false;
+    let verdict = this.verdicts.get(address);
+    if (verdict === undefined) {
+      verdict = this.check(address);
+      if (this.verdicts.size >= 10_000) this.verdicts.clear();
+      this.verdicts.set(address, verdict);
+    }
+    return verdict;
+  }
+
+  private check(address: string): boolean {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return this.list.check(mapped[1]!, 'ipv4');
     if (isIPv4(address)) return this.list.check(address, 'ipv4');

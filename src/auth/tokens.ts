@@ -1,6 +1,6 @@
 // Signed bearer tokens (JWT, HS256) for signed-in users.
 import { VerifiedCache } from './verifiedCache.js';
-import { SignJWT, jwtVerify } from 'jose';
+import { hs256, type Hs256 } from './hs256.js';
 
 export type Role = 'user' | 'staff' | 'admin';
 export const ROLES: readonly Role[] = ['user', 'staff', 'admin'];
@@ -14,21 +14,13 @@ const ISSUER = 'boxoffice';
 const AUDIENCE = 'boxoffice-api';
 
 export class UserTokens {
-  // Imported once: jose would otherwise import the raw secret on every verify.
-  private readonly key: Promise<CryptoKey>;
+  private readonly jws: Hs256;
   constructor(secret: string, private readonly ttlSeconds: number) {
-    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.jws = hs256(secret, ISSUER, AUDIENCE);
   }
 
   async issue(p: Principal): Promise<string> {
-    return new SignJWT({ role: p.role })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(p.userId)
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${this.ttlSeconds}s`)
-      .sign(await this.key);
+    return this.jws.sign({ sub: p.userId, role: p.role, exp: Math.floor(Date.now() / 1000) + this.ttlSeconds });
   }
 
   private readonly verified = new VerifiedCache<Principal>(50_000);
@@ -42,15 +34,10 @@ export class UserTokens {
   async verify(token: string): Promise<Principal | null> {
     const hit = this.cached(token);
     if (hit) return hit;
-    try {
-      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-      const role = payload.role;
-      if (typeof payload.sub !== 'string' || !ROLES.includes(role as Role) || typeof payload.exp !== 'number') return null;
-      const principal = { userId: payload.sub, role: role as Role };
-      this.verified.set(token, principal, payload.exp * 1000);
-      return principal;
-    } catch {
-      return null;
-    }
+    const claims = this.jws.verify(token);
+    if (!claims || !ROLES.includes(claims.role as Role)) return null;
+    const principal = { userId: claims.sub, role: claims.role as Role };
+    this.verified.set(token, principal, claims.exp * 1000);
+    return principal;
   }
 }

@@ -2,7 +2,7 @@
 // every instance shares (src/db/secrets.ts), so any instance verifies any other's
 // tokens in process, with no database or network call.
 import { VerifiedCache } from '../auth/verifiedCache.js';
-import { SignJWT, jwtVerify } from 'jose';
+import { hs256, type Hs256 } from '../auth/hs256.js';
 
 const ISSUER = 'boxoffice';
 const QUEUE_AUDIENCE = 'boxoffice-queue';
@@ -25,42 +25,37 @@ export interface AdmissionClaims {
 }
 
 export class RoomTokens {
-  private readonly key: Promise<CryptoKey>;
-  // The purchase path checks an admission token on every hold and booking.
+  private readonly queue: Hs256;
+  private readonly admission: Hs256;
+  // The purchase path checks an admission token on every hold and booking, and a
+  // waiting buyer polls with the same queue token until admitted: each is verified
+  // once, then found here.
   private readonly admissions = new VerifiedCache<AdmissionClaims>(100_000);
+  private readonly queueTokens = new VerifiedCache<QueueClaims>(100_000);
 
   constructor(secret: string) {
-    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.queue = hs256(secret, ISSUER, QUEUE_AUDIENCE);
+    this.admission = hs256(secret, ISSUER, ADMISSION_AUDIENCE);
   }
 
   async issueQueue(c: QueueClaims): Promise<string> {
-    return new SignJWT({ show: c.showId, entry: c.entryId })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(c.userId).setIssuer(ISSUER).setAudience(QUEUE_AUDIENCE)
-      .setIssuedAt().setExpirationTime(`${QUEUE_TOKEN_SECONDS}s`)
-      .sign(await this.key);
+    return this.queue.sign({ sub: c.userId, show: c.showId, entry: c.entryId, exp: Math.floor(Date.now() / 1000) + QUEUE_TOKEN_SECONDS });
   }
 
   /** The claims of a queue token, or null for a forged, expired or malformed one. */
   async verifyQueue(token: string): Promise<QueueClaims | null> {
-    try {
-      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: QUEUE_AUDIENCE, algorithms: ['HS256'] });
-      const { sub, show, entry } = payload;
-      if (typeof sub !== 'string' || typeof show !== 'string' || typeof entry !== 'string') return null;
-      return { userId: sub, showId: show, entryId: entry };
-    } catch {
-      return null;
-    }
+    const hit = this.queueTokens.get(token);
+    if (hit) return hit;
+    const c = this.queue.verify(token);
+    if (!c || typeof c.show !== 'string' || typeof c.entry !== 'string') return null;
+    const claims = { userId: c.sub, showId: c.show, entryId: c.entry };
+    this.queueTokens.set(token, claims, c.exp * 1000);
+    return claims;
   }
 
   async issueAdmission(c: { userId: string; showId: string; position: number; lifetimeSeconds: number }): Promise<{ token: string; expiresAt: Date }> {
     const exp = Math.floor(Date.now() / 1000) + c.lifetimeSeconds;
-    const token = await new SignJWT({ show: c.showId, pos: c.position })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(c.userId).setIssuer(ISSUER).setAudience(ADMISSION_AUDIENCE)
-      .setIssuedAt().setExpirationTime(exp)
-      .sign(await this.key);
-    return { token, expiresAt: new Date(exp * 1000) };
+    return { token: this.admission.sign({ sub: c.userId, show: c.showId, pos: c.position, exp }), expiresAt: new Date(exp * 1000) };
   }
 
   /** A verified admission token seen before and not expired, synchronously (the hot path), or undefined. */
@@ -72,15 +67,10 @@ export class RoomTokens {
   async verifyAdmission(token: string): Promise<AdmissionClaims | null> {
     const hit = this.knownAdmission(token);
     if (hit) return hit;
-    try {
-      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: ADMISSION_AUDIENCE, algorithms: ['HS256'] });
-      const { sub, show, pos, exp } = payload;
-      if (typeof sub !== 'string' || typeof show !== 'string' || typeof pos !== 'number' || typeof exp !== 'number') return null;
-      const claims = { userId: sub, showId: show, position: pos, expiresAtMs: exp * 1000 };
-      this.admissions.set(token, claims, claims.expiresAtMs);
-      return claims;
-    } catch {
-      return null;
-    }
+    const c = this.admission.verify(token);
+    if (!c || typeof c.show !== 'string' || typeof c.pos !== 'number') return null;
+    const claims = { userId: c.sub, showId: c.show, position: c.pos, expiresAtMs: c.exp * 1000 };
+    this.admissions.set(token, claims, claims.expiresAtMs);
+    return claims;
   }
 }
