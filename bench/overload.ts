@@ -204,9 +204,10 @@ runBenchmark(async () => {
   const view = await call(service.baseUrl, 'GET', `/v1/admin/shows/${shows.c.showId}/queue`, { token: await adminToken(service.baseUrl) });
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
   const serviceLogs = { count: service.logs.count, last: [...service.logs.last] };
+  // The buyers' connections go first: a service waiting for them to close would be killed before it writes its profile.
+  await client.close();
   await closeApiClient();
   await service.stop();
-  await client.close();
   await proxy.stop();
 
   // The report.

@@ -20,6 +20,8 @@
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
   holdLatencyMs: number | null;
+  /** The fastest of those holds (ms): one that met no queue on its way. */
+  fastestHoldMs: number | null;
   holds: number;
   /** Holds and bookings refused with 503 since the last tick. */
   rejections: number;
@@ -55,21 +57,21 @@ const DECREASE_MOST = 0.6;
 const INCREASE_SHARE = 0.05;
 /** How strongly the rate follows the latency's distance from the set point (a fraction of that distance, relative). */
 const GAIN = 0.5;
-/** Until it leaves slow start the controller starts low and grows by half per tick with holds near calm. */
+/** Until it leaves slow start the controller starts low and grows by 30 % per tick with holds near calm. */
 const START_SHARE = 0.25;
 const SLOW_START_GROWTH = 1.3;
-/** Slow start ends at the first tick whose holds are this much slower than calm (or SLOW_START_MARGIN_MS slower). */
-const SLOW_START_UNTIL = 1.5;
+/** Slow start ends at the first tick whose mean hold is SLOW_START_MARGIN_MS slower than calm... */
 const SLOW_START_MARGIN_MS = 20;
-/** ...or whose database pool was busy this share of the time (a cold pool's first holds are slow, and their latency a poor calm level). */
+/** ...or whose database pool was busy this share of the time (a cold pool's first holds are slow). */
 const SLOW_START_UTILIZATION = 0.6;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
 const REJECTION_SHARE = 0.05;
-// The calm latency is allowed to creep up 0.5 % a tick, so a lasting new normal is learned.
+// Calm is the fastest single hold seen: one that met no queue on its way (as LEDBAT takes
+// the lowest delay seen as the base). It may creep up 0.5 % a tick, so a lasting new
+// normal is learned.
 const BASELINE_DRIFT = 1.005;
-/** The set point: holds this much slower than calm (and at least SET_POINT_MARGIN_MS slower). */
-const SET_POINT_FACTOR = 2;
-const SET_POINT_MARGIN_MS = 40;
+/** The set point: the holds' mean this much above calm, the time a hold may spend queued. */
+const QUEUE_DELAY_TARGET_MS = 80;
 
 export class AdmissionController {
   private rate: number;
@@ -97,7 +99,7 @@ export class AdmissionController {
   tick(s: Signals): number {
     const latency = s.holdLatencyMs;
     const before = this.rate;
-    const setPoint = this.baseline === null ? null : Math.max(this.baseline * SET_POINT_FACTOR, this.baseline + SET_POINT_MARGIN_MS);
+    const setPoint = this.baseline === null ? null : this.baseline + QUEUE_DELAY_TARGET_MS;
     let reason: string;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
       this.rate = Math.max(this.floor, Math.round(this.rate * DECREASE));
@@ -109,7 +111,7 @@ export class AdmissionController {
       // The first measured tick: its latency is the calm level.
       this.rate = this.grow(this.rate * SLOW_START_GROWTH);
       reason = 'calm, starting';
-    } else if (this.slowStart && latency <= Math.min(this.baseline! * SLOW_START_UNTIL, this.baseline! + SLOW_START_MARGIN_MS)
+    } else if (this.slowStart && latency <= this.baseline! + SLOW_START_MARGIN_MS
       && (s.poolUtilization === null || s.poolUtilization < SLOW_START_UTILIZATION)) {
       this.rate = this.grow(this.rate * SLOW_START_GROWTH);
       reason = 'calm, starting';
@@ -121,7 +123,8 @@ export class AdmissionController {
       this.rate = step > 0 ? this.grow(this.rate + step) : Math.max(this.floor, Math.round(this.rate + step));
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
     }
-    if (latency !== null) this.baseline = this.baseline === null ? latency : Math.min(this.baseline * BASELINE_DRIFT, latency);
+    const fastest = s.fastestHoldMs ?? latency;
+    if (fastest !== null) this.baseline = this.baseline === null ? fastest : Math.min(this.baseline * BASELINE_DRIFT, fastest);
     const decision: ControllerState['decision'] = this.rate > before ? 'open' : this.rate < before ? 'close' : 'hold';
     if (decision === 'hold' && this.rate >= this.ceiling && latency !== null && (setPoint === null || latency <= setPoint)) reason = 'calm, at the ceiling';
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);

@@ -13,7 +13,7 @@ export class PurchaseLimits {
   readonly booking: ConcurrencyLimit;
   readonly rejections: Counter<'path'>;
   // What the admission controller reads and resets at each of its ticks.
-  private window = { startedMs: Date.now(), holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+  private window = { startedMs: Date.now(), holdMs: 0, fastestHoldMs: Infinity, holds: 0, rejections: 0, completions: 0 };
   private busyMsBefore = 0;
 
   constructor(settings: Readonly<LimitSettings>, registry: Registry) {
@@ -57,6 +57,7 @@ export class PurchaseLimits {
     }
     if (path === 'hold' && status < 500) {
       this.window.holdMs += ms;
+      if (ms < this.window.fastestHoldMs) this.window.fastestHoldMs = ms;
       this.window.holds++;
     }
     if (path === 'booking' && status === 201) this.window.completions++;
@@ -66,12 +67,12 @@ export class PurchaseLimits {
   takeSignals(pool: { waiting: number; size: number; busyMs: number }): Signals {
     const w = this.window;
     const now = Date.now();
-    this.window = { startedMs: now, holdMs: 0, holds: 0, rejections: 0, completions: 0 };
+    this.window = { startedMs: now, holdMs: 0, fastestHoldMs: Infinity, holds: 0, rejections: 0, completions: 0 };
     const windowMs = now - w.startedMs;
     const busyMs = pool.busyMs - this.busyMsBefore;
     this.busyMsBefore = pool.busyMs;
     return {
-      holdLatencyMs: w.holds ? w.holdMs / w.holds : null, holds: w.holds, rejections: w.rejections,
+      holdLatencyMs: w.holds ? w.holdMs / w.holds : null, fastestHoldMs: w.holds ? w.fastestHoldMs : null, holds: w.holds, rejections: w.rejections,
       poolWaiting: pool.waiting, poolUtilization: windowMs > 0 && pool.size > 0 ? Math.min(1, busyMs / (pool.size * windowMs)) : null,
       completions: w.completions, windowMs,
     };

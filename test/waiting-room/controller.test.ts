@@ -9,37 +9,48 @@ import { createShow, registerBuyers } from '../support/catalog.js';
 import { roomConfig } from './helpers.js';
 
 const calm = (over: Partial<Signals> = {}): Signals => ({
-  holdLatencyMs: 8, holds: 200, rejections: 0, poolWaiting: 0, poolUtilization: null, completions: 50, windowMs: 2000, ...over,
+  holdLatencyMs: 8, fastestHoldMs: 5, holds: 200, rejections: 0, poolWaiting: 0, poolUtilization: null, completions: 50, windowMs: 2000, ...over,
 });
+const idle = { holds: 0, holdLatencyMs: null, fastestHoldMs: null };
 
 describe('the admission controller (pure)', () => {
   it('starts at a quarter of the ceiling and grows by 30 % per calm tick, not on idle ticks', () => {
     const c = new AdmissionController(1200, 6);
     expect(c.ratePerMinute()).toBe(300);
-    expect(c.tick(calm({ holds: 0, holdLatencyMs: null }))).toBe(300);
+    expect(c.tick(calm(idle))).toBe(300);
     expect([c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([390, 507, 660, 858, 1116, 1200]);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'calm, starting', baseline_hold_latency_ms: 8 });
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'calm, starting', baseline_hold_latency_ms: 5 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
   });
 
-  it('leaves slow start when the pool gets busy, even with fast holds, and then climbs by at most a twentieth of the ceiling a tick', () => {
+  it('takes the fastest single hold as calm, so a cold first window does not set it', () => {
+    const c = new AdmissionController(1200, 6);
+    c.tick(calm({ holdLatencyMs: 150, fastestHoldMs: 120 }));
+    c.tick(calm({ holdLatencyMs: 60, fastestHoldMs: 20 }));
+    expect(c.view()).toMatchObject({ baseline_hold_latency_ms: 20, reason: 'calm, starting' });
+  });
+
+  it('leaves slow start when holds slow by 20 ms or the pool gets busy, then climbs by at most a twentieth of the ceiling a tick', () => {
     const c = new AdmissionController(1200, 6);
     expect([c.tick(calm({ poolUtilization: 0.3 })), c.tick(calm({ poolUtilization: 0.5 }))]).toEqual([390, 507]);
-    // set point max(2 × 8, 8 + 40) = 48 ms; 8 ms is far under it: the step is capped at 60 a minute
+    // set point: calm 5 ms + 80 ms queued; 8 ms is far under it: the step is capped at 60 a minute
     expect(c.tick(calm({ poolUtilization: 0.7 }))).toBe(567);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 48.0 ms', pool_utilization: 0.7 });
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 85.0 ms', pool_utilization: 0.7 });
     expect(c.tick(calm({ poolUtilization: 0.1 }))).toBe(627); // no second slow start
+    const d = new AdmissionController(1200, 6);
+    expect([d.tick(calm()), d.tick(calm({ holdLatencyMs: 30 }))]).toEqual([390, 450]);
+    expect(d.view().reason).toBe('hold latency 30.0 ms, set point 85.0 ms');
   });
 
   it('steers to the set point: cuts in proportion to how slow the holds are (40 % at most), recovers to the ceiling without overshoot', () => {
     const c = new AdmissionController(1200, 6);
     for (let i = 0; i < 8; i++) c.tick(calm());
     expect(c.ratePerMinute()).toBe(1200);
-    expect(c.tick(calm({ holdLatencyMs: 48 }))).toBe(1200); // at the set point: stays
-    expect(c.tick(calm({ holdLatencyMs: 60 }))).toBe(1051); // a quarter over the set point (48.04 ms, calm creeping 0.5 % a tick): half of that, 12.4 %
-    expect(c.tick(calm({ holdLatencyMs: 300 }))).toBe(631); // far over: the most, 40 %
-    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 300, reason: 'hold latency 300.0 ms, set point 48.1 ms' });
+    expect(c.tick(calm({ holdLatencyMs: 85 }))).toBe(1200); // at the set point: stays
+    expect(c.tick(calm({ holdLatencyMs: 106 }))).toBe(1052); // a quarter over the set point: half of that, 12.4 %
+    expect(c.tick(calm({ holdLatencyMs: 400 }))).toBe(631); // far over: the most, 40 %
+    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 400, reason: 'hold latency 400.0 ms, set point 85.0 ms' });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
@@ -56,7 +67,7 @@ describe('the admission controller (pure)', () => {
     expect(c.tick(calm({ poolWaiting: 15, poolUtilization: 1 }))).toBe(1000); // every connection busy, holds still fast
     expect(c.tick(calm({ rejections: 30 }))).toBe(700);
     expect(c.view()).toMatchObject({ decision: 'close', reason: '30 purchases refused with 503' });
-    expect(c.tick(calm({ holds: 0, holdLatencyMs: null, rejections: 2 }))).toBe(490); // nothing but refusals
+    expect(c.tick(calm({ ...idle, rejections: 2 }))).toBe(490); // nothing but refusals
     for (let i = 0; i < 30; i++) c.tick(calm({ holdLatencyMs: 500 }));
     expect(c.ratePerMinute()).toBe(6);
   });
@@ -84,7 +95,7 @@ describe('the admission controller on a real service', () => {
     await sleep(1500);
     expect(controller.view()).toMatchObject({ rate_per_minute: 1200 });
     const db = t.service.ctx.db;
-    await db.script(`create function bo_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(0.1); return new; end $$;
+    await db.script(`create function bo_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(0.2); return new; end $$;
       create trigger bo_test_slow before insert on holds for each row execute function bo_test_slow()`);
     const injectedAt = controller.view().ticks;
     const fell = await (async () => {
