@@ -54,11 +54,8 @@ export class DomainError extends Error {
     // (tens of microseconds each, and "not yet admitted" is answered thousands of times a second).
     const stackTraceLimit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
+    super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.status = status;
   }
 }
