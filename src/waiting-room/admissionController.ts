@@ -1,21 +1,21 @@
 // The admission controller: every few seconds it sets the rate at which waiting
 // rooms admit, from what the purchase path measured since its last tick — hold
-// latency against a set point above its calm level, and the share of purchases
-// refused with 503. It steers to the set point rather than to the edge of distress:
-// the rate moves in proportion to how far the holds are from it (faster than the
-// set point: down, at most 40 % a tick; slower: up, at most a twentieth of the
-// ceiling a tick), so it settles where the seat database keeps holds at the set
+// latency against a set point, and the share of purchases refused with 503. The
+// set point is calm (the fastest single hold seen: one that met no queue) plus the
+// time a hold may spend queued. It steers to it rather than to the edge of
+// distress: the rate moves in proportion to how far the holds are from it (slower
+// than the set point: down, at most 40 % a tick; faster: up, at most a twentieth of
+// the ceiling a tick), so it settles where the seat database keeps holds at the set
 // point instead of swinging between "calm" and "too slow". It starts at a quarter
-// of the ceiling and grows by half per tick while holds stay near their calm level
-// (slow start: an opening is not met with the ceiling before anything was
-// measured), and leaves slow start at the first tick they do not. More than 5 % of
-// a tick's purchases refused with 503 cuts it by 30 %. Only ticks that measured
-// holds raise the rate: an idle room learns nothing about a higher one; it never
-// passes the ceiling (the configured rate), so recovery never overshoots what was
-// configured as safe. Connections waited for in the database pool are reported,
-// not acted on: a pool that is always busy is what a sale at the database's pace
-// looks like; only when the waits make holds slow is it distress, and the latency
-// says so.
+// of the ceiling and grows by 30 % per tick while holds stay near calm and the
+// database pool is not yet busy (slow start: an opening is not met with the
+// ceiling before anything was measured). More than 5 % of a tick's purchases
+// refused with 503 cuts it by 30 %. Only ticks that measured holds raise the rate:
+// an idle room learns nothing about a higher one; it never passes the ceiling (the
+// configured rate), so recovery never overshoots what was configured as safe.
+// After slow start a busy pool alone is no distress: a pool that is always busy is
+// what a sale at the database's pace looks like, and when its waits make holds
+// slow the latency says so.
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -107,12 +107,8 @@ export class AdmissionController {
       reason = `${s.rejections} purchases refused with 503`;
     } else if (latency === null) {
       reason = 'no holds to measure';
-    } else if (setPoint === null) {
-      // The first measured tick: its latency is the calm level.
-      this.rate = this.grow(this.rate * SLOW_START_GROWTH);
-      reason = 'calm, starting';
-    } else if (this.slowStart && latency <= this.baseline! + SLOW_START_MARGIN_MS
-      && (s.poolUtilization === null || s.poolUtilization < SLOW_START_UTILIZATION)) {
+    } else if (setPoint === null || (this.slowStart && latency <= this.baseline! + SLOW_START_MARGIN_MS
+      && (s.poolUtilization === null || s.poolUtilization < SLOW_START_UTILIZATION))) {
       this.rate = this.grow(this.rate * SLOW_START_GROWTH);
       reason = 'calm, starting';
     } else {
