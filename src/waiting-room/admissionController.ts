@@ -20,7 +20,7 @@
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
   holdLatencyMs: number | null;
-  /** The fastest of those holds (ms): one that met no queue on its way. */
+  /** The fastest of those holds that claimed seats (ms): one that met no queue on its way; null when none did. */
   fastestHoldMs: number | null;
   holds: number;
   /** Holds and bookings refused with 503 since the last tick. */

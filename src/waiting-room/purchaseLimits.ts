@@ -57,7 +57,8 @@ export class PurchaseLimits {
     }
     if (path === 'hold' && status < 500) {
       this.window.holdMs += ms;
-      if (ms < this.window.fastestHoldMs) this.window.fastestHoldMs = ms;
+      // Only a hold that claimed seats surely went to the database (a refusal may be answered before it).
+      if (status === 201 && ms < this.window.fastestHoldMs) this.window.fastestHoldMs = ms;
       this.window.holds++;
     }
     if (path === 'booking' && status === 201) this.window.completions++;
@@ -72,7 +73,7 @@ export class PurchaseLimits {
     const busyMs = pool.busyMs - this.busyMsBefore;
     this.busyMsBefore = pool.busyMs;
     return {
-      holdLatencyMs: w.holds ? w.holdMs / w.holds : null, fastestHoldMs: w.holds ? w.fastestHoldMs : null, holds: w.holds, rejections: w.rejections,
+      holdLatencyMs: w.holds ? w.holdMs / w.holds : null, fastestHoldMs: Number.isFinite(w.fastestHoldMs) ? w.fastestHoldMs : null, holds: w.holds, rejections: w.rejections,
       poolWaiting: pool.waiting, poolUtilization: windowMs > 0 && pool.size > 0 ? Math.min(1, busyMs / (pool.size * windowMs)) : null,
       completions: w.completions, windowMs,
     };
