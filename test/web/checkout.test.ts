@@ -190,9 +190,14 @@ describeInBrowser('web app: checkout', () => {
     expect(await page.getByRole('link', { name: 'Choose seats again' }).getAttribute('href')).toBe(`/shows/${show.showId}`);
     await context.close();
 
-    const quick = await createShow(t, { hold_ttl_seconds: 3 });
+    // The page is signed in before the short hold starts, so the hold's seconds go to the page and its countdown
+    // (on a loaded machine, opening a tab and signing in took longer than the hold lasts).
+    const quick = await createShow(t, { hold_ttl_seconds: 5 });
+    const expiring = await openPage(browser, t.baseUrl);
+    await signInTab(expiring.page, buyer);
     const shortHold = await holdSeats(t, buyer, quick.showId, ['A1']);
-    const expiring = await checkoutPage(buyer, shortHold);
+    await expiring.page.goto(`/holds/${shortHold}`);
+    await expiring.page.getByRole('heading', { name: 'Checkout' }).waitFor();
     await expiring.page.getByText('This hold has expired: the seats are no longer reserved for you.').waitFor({ timeout: 15_000 });
     expect(await expiring.page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
     await screenshotBoth(expiring.page, 'checkout-expired');
