@@ -199,7 +199,7 @@ runBenchmark(async () => {
   await client.close();
   await service.stop();
   client = new BuyerClient(buyersN);
-  // What (b) left PostgreSQL doing (abandoned statements, vacuum) is not (c)'s to pay for.
+  // A pause between the crowds, so that nothing (b) left running overlaps (c)'s start.
   await sleep(5000);
 
   const ceiling = process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? envNumber('BENCH_ADMIT_CEILING_PER_MINUTE', 1) : Math.max(60, Math.round(1.5 * goodputA * 60));

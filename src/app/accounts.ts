@@ -18,7 +18,7 @@ export async function register(ctx: Context, input: { email: string; password: s
   const password_hash = await hashPassword(input.password);
   const created = await insertUser(ctx.db, { id, email: input.email, password_hash, name: input.name ?? null });
   if (!created) throw new DomainError('EMAIL_TAKEN', 'an account with this email already exists');
-  return { user_id: id, token: await ctx.tokens.issue({ userId: id, role: 'user' }) };
+  return { user_id: id, token: ctx.tokens.issue({ userId: id, role: 'user' }) };
 }
 
 /**
@@ -48,7 +48,7 @@ export async function signIn(ctx: Context, input: { email: string; password: str
     throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
   }
   if (!client.exempt) await ctx.rateLimits.signInSucceeded(account);
-  return { user_id: user.id, token: await ctx.tokens.issue({ userId: user.id, role: user.role }), role: user.role };
+  return { user_id: user.id, token: ctx.tokens.issue({ userId: user.id, role: user.role }), role: user.role };
 }
 
 /**

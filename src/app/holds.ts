@@ -48,7 +48,7 @@ export async function holdSeats(
     }
     const rule = await ctx.showRules.get(showId);
     if (rule?.waitingRoom) {
-      const admission = await admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
+      const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
       const refused = holdGate(rule, ctx.showRules.dbNow(), seats.length, admission, showId);
       if (refused) {
         result = `gate_${refused.code.toLowerCase()}`;

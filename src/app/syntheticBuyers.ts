@@ -16,7 +16,7 @@ export async function createSyntheticBuyers(
 ): Promise<{ buyers: { user_id: string; token: string }[] }> {
   const ids = Array.from({ length: input.count }, () => newId('usr'));
   await insertSyntheticUsers(ctx.db, ids, input.label);
-  const buyers = await Promise.all(ids.map(async (user_id) => ({ user_id, token: await ctx.tokens.issue({ userId: user_id, role: 'user' }) })));
+  const buyers = ids.map((user_id) => ({ user_id, token: ctx.tokens.issue({ userId: user_id, role: 'user' }) }));
   ctx.log.info({ event: 'synthetic_buyers.created', count: ids.length, label: input.label, by: admin.userId }, 'synthetic buyers created');
   return { buyers };
 }

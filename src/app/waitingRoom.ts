@@ -80,12 +80,12 @@ export async function joinQueue(ctx: Context, user: Principal, showId: string): 
     const entry = await ctx.room.store.join(showId, user.userId, newId('qe'), { opensAtMs: rule.saleOpensAtMs, nowMs: ctx.showRules.dbNow(), seed });
     ctx.metrics.queueJoins.inc();
     ctx.room.ticker.watch(showId);
-    const queue_token = await ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: entry.entryId });
+    const queue_token = ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: entry.entryId });
     return { queue_token, position: entry.position, pre_queue: entry.position === null };
   } catch (err) {
     if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);
     // Failing open: no place can be given, so everyone is at the front (position 0 is always served).
-    const queue_token = await ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: newId('qe') });
+    const queue_token = ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: newId('qe') });
     return { queue_token, position: 0, pre_queue: false };
   }
 }
@@ -110,7 +110,7 @@ export async function queueStatus(ctx: Context, showId: string): Promise<QueueSt
 /** Exchanges a queue token whose position is served for an admission token. */
 export async function admit(ctx: Context, user: Principal, showId: string, queueToken: string): Promise<{ admission_token: string; expires_at: string }> {
   const rule = await roomRule(ctx, showId, true);
-  const claims = await ctx.room.tokens.verifyQueue(queueToken);
+  const claims = ctx.room.tokens.verifyQueue(queueToken);
   if (!claims || claims.userId !== user.userId || claims.showId !== showId) {
     throw new DomainError('TOKEN_INVALID', 'this queue token is not valid for you and this show');
   }
@@ -135,7 +135,7 @@ export async function admit(ctx: Context, user: Principal, showId: string, queue
   }
   // Long enough to hold (within the grace period), let the hold run out, and pay once more.
   const lifetimeSeconds = ctx.config.waitingRoom.graceSeconds + 2 * rule.holdTtlSeconds + Math.ceil(ctx.config.paymentTimeoutMs / 1000);
-  const { token, expiresAt } = await ctx.room.tokens.issueAdmission({ userId: user.userId, showId, position, lifetimeSeconds });
+  const { token, expiresAt } = ctx.room.tokens.issueAdmission({ userId: user.userId, showId, position, lifetimeSeconds });
   ctx.metrics.queueAdmits.inc({ result: 'admitted' });
   return { admission_token: token, expires_at: expiresAt.toISOString() };
 }

@@ -19,20 +19,15 @@ export class UserTokens {
     this.jws = hs256(secret, ISSUER, AUDIENCE);
   }
 
-  async issue(p: Principal): Promise<string> {
+  issue(p: Principal): string {
     return this.jws.sign({ sub: p.userId, role: p.role, exp: Math.floor(Date.now() / 1000) + this.ttlSeconds });
   }
 
   private readonly verified = new VerifiedCache<Principal>(50_000);
 
-  /** The principal of a token verified before and not yet expired, or null. */
-  cached(token: string): Principal | null {
-    return this.verified.get(token) ?? null;
-  }
-
-  /** The principal, or null for a forged, expired or malformed token. */
-  async verify(token: string): Promise<Principal | null> {
-    const hit = this.cached(token);
+  /** The principal, or null for a forged, expired or malformed token; each token is verified once, then found in memory. */
+  verify(token: string): Principal | null {
+    const hit = this.verified.get(token);
     if (hit) return hit;
     const claims = this.jws.verify(token);
     if (!claims || !ROLES.includes(claims.role as Role)) return null;

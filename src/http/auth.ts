@@ -19,27 +19,18 @@ function bearerToken(req: FastifyRequest): string | null {
 }
 
 /** The principal of a valid bearer token, or null. */
-export async function authenticate(ctx: Context, req: FastifyRequest): Promise<Principal | null> {
+export function authenticate(ctx: Context, req: FastifyRequest): Principal | null {
   const token = bearerToken(req);
   return token ? ctx.tokens.verify(token) : null;
 }
 
-/** Any signed-in user. Synchronous when the token was verified before (the hot path). */
+/** Any signed-in user; synchronous (the hot path). */
 export function requireUser(ctx: Context): onRequestHookHandler {
   return function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
-    const token = bearerToken(req);
-    const known = token ? ctx.tokens.cached(token) : null;
-    if (known) {
-      req.principal = known;
-      return done();
-    }
-    const refuse = () => void sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
-    if (!token) return refuse();
-    ctx.tokens.verify(token).then((principal) => {
-      if (!principal) return refuse();
-      req.principal = principal;
-      done();
-    }, done);
+    const principal = authenticate(ctx, req);
+    if (!principal) return void sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
+    req.principal = principal;
+    done();
   };
 }
 
@@ -49,7 +40,7 @@ export function requireUser(ctx: Context): onRequestHookHandler {
  */
 export function requireRole(ctx: Context, ...roles: Role[]): onRequestAsyncHookHandler {
   return async function (req: FastifyRequest, reply: FastifyReply) {
-    req.principal = await authenticate(ctx, req);
+    req.principal = authenticate(ctx, req);
     if (!req.principal) return sendProblem(reply, 'UNAUTHENTICATED', 'a valid bearer token is required');
     const role = await currentRole(ctx, req.principal.userId);
     if (!role) return sendProblem(reply, 'UNAUTHENTICATED', 'this account no longer exists');

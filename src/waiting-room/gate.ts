@@ -13,9 +13,9 @@ export const QUEUE_REQUIRED: Refusal = Object.freeze({
 });
 
 /** The admission of this buyer, verified in process; null when missing, forged, expired or someone else's. */
-export async function admissionOf(tokens: RoomTokens, header: string | string[] | undefined, userId: string): Promise<AdmissionClaims | null> {
+export function admissionOf(tokens: RoomTokens, header: string | string[] | undefined, userId: string): AdmissionClaims | null {
   if (typeof header !== 'string' || header.length === 0 || header.length > 2048) return null;
-  const claims = tokens.knownAdmission(header) ?? (await tokens.verifyAdmission(header));
+  const claims = tokens.verifyAdmission(header);
   return claims && claims.userId === userId && claims.expiresAtMs > Date.now() ? claims : null;
 }
 

@@ -38,12 +38,12 @@ export class RoomTokens {
     this.admission = hs256(secret, ISSUER, ADMISSION_AUDIENCE);
   }
 
-  async issueQueue(c: QueueClaims): Promise<string> {
+  issueQueue(c: QueueClaims): string {
     return this.queue.sign({ sub: c.userId, show: c.showId, entry: c.entryId, exp: Math.floor(Date.now() / 1000) + QUEUE_TOKEN_SECONDS });
   }
 
   /** The claims of a queue token, or null for a forged, expired or malformed one. */
-  async verifyQueue(token: string): Promise<QueueClaims | null> {
+  verifyQueue(token: string): QueueClaims | null {
     const hit = this.queueTokens.get(token);
     if (hit) return hit;
     const c = this.queue.verify(token);
@@ -53,19 +53,14 @@ export class RoomTokens {
     return claims;
   }
 
-  async issueAdmission(c: { userId: string; showId: string; position: number; lifetimeSeconds: number }): Promise<{ token: string; expiresAt: Date }> {
+  issueAdmission(c: { userId: string; showId: string; position: number; lifetimeSeconds: number }): { token: string; expiresAt: Date } {
     const exp = Math.floor(Date.now() / 1000) + c.lifetimeSeconds;
     return { token: this.admission.sign({ sub: c.userId, show: c.showId, pos: c.position, exp }), expiresAt: new Date(exp * 1000) };
   }
 
-  /** A verified admission token seen before and not expired, synchronously (the hot path), or undefined. */
-  knownAdmission(token: string): AdmissionClaims | undefined {
-    return this.admissions.get(token);
-  }
-
   /** The claims of an admission token, or null for a forged, expired or malformed one. */
-  async verifyAdmission(token: string): Promise<AdmissionClaims | null> {
-    const hit = this.knownAdmission(token);
+  verifyAdmission(token: string): AdmissionClaims | null {
+    const hit = this.admissions.get(token);
     if (hit) return hit;
     const c = this.admission.verify(token);
     if (!c || typeof c.show !== 'string' || typeof c.pos !== 'number') return null;

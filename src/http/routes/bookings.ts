@@ -98,7 +98,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
         return sendAnswer(reply, problem('IDEMPOTENCY_KEY_MISSING', 'send an Idempotency-Key header of 1 to 255 characters'));
       }
       const body = readBookingBody(req.headers['content-type'], typeof req.body === 'string' ? req.body : '');
-      const admission = await admissionOf(ctx.room.tokens, req.headers['admission-token'], buyer.userId);
+      const admission = admissionOf(ctx.room.tokens, req.headers['admission-token'], buyer.userId);
       const request = { key, canonicalBody: body.fingerprint, input: 'error' in body ? body.error : body.input, admittedShowId: admission?.showId ?? null };
       const outcome = await bookOnce(ctx, buyer, request, {
         created: (view) => jsonAnswer(201, view),
