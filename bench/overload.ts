@@ -2,8 +2,9 @@
 // PostgreSQL sits behind a TCP proxy that delays every packet BENCH_DB_DELAY_MS
 // each way. Virtual buyers (one event loop, undici keep-alive, 3 s timeout per
 // request, Retry-After honoured on 503/429) each buy 1–2 seats of one show and pay
-// with pm_card_visa. Three configurations, one after the other, each on a fresh
-// service process against the same database:
+// with pm_card_visa. Three configurations, one after the other, each with a fresh
+// service process on a database of its own (so none settles what the one before
+// left in flight):
 //   (a) unloaded: BENCH_UNLOADED_BUYERS buyers, closed loop (buy, buy again) for
 //       BENCH_UNLOADED_SECONDS, no waiting room: the goodput baseline;
 //   (b) BENCH_BUYERS buyers arriving at random within BENCH_ARRIVAL_SECONDS, no
@@ -22,7 +23,8 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runBenchmark } from './lib/cleanup.js';
-import { ADMIN_URL, createBenchDatabase } from './lib/db.js';
+import { ADMIN_URL, adminQuery, createBenchDatabase, type BenchDatabase } from './lib/db.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { freePort, profileFlags, startDelayProxy, startService, type Child } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
@@ -32,6 +34,16 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 const note = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sum = (mp: Map<string, number>) => [...mp.values()].reduce((x, y) => x + y, 0);
+
+/** What a run left for the next one's service to finish: unsettled payments, open bookings, undone side effects. */
+async function leftovers(url: string): Promise<string> {
+  const [r] = await adminQuery<{ attempts: number; pending: number; outbox: number; active_holds: number }>(
+    `select (select count(*)::int from payment_attempts where status in ('created', 'unknown')) as attempts,
+            (select count(*)::int from bookings where status = 'pending') as pending,
+            (select count(*)::int from outbox where done_at is null) as outbox,
+            (select count(*)::int from holds where status in ('active', 'paying')) as active_holds`, [], url);
+  return `${r!.attempts} payment attempts unsettled, ${r!.pending} bookings pending, ${r!.outbox} outbox tasks undone, ${r!.active_holds} holds active or paying`;
+}
 
 interface RunResult {
   label: string;
@@ -60,14 +72,20 @@ async function syntheticBuyers(baseUrl: string, admin: string, n: number): Promi
 
 function progress(label: string, started: number, m: Market, extra: () => string): () => void {
   let last = 0;
+  // The buyers' own event loop: a stall here delays their answers and timers (their timeouts too).
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const timer = setInterval(() => {
+    const lagMax = lag.max / 1e6;
+    m.tally.buyerLagMaxMs = Math.max(m.tally.buyerLagMaxMs, lagMax);
+    lag.reset();
     const t = m.tally;
     const timeouts = [...t.timeouts.values()].reduce((a, b) => a + b, 0);
     note(`  [${label}] ${fixed((performance.now() - started) / 1000, 0).padStart(3)} s: ${String(t.purchases).padStart(5)} purchases (+${t.purchases - last}), ` +
-      `${timeouts} timeouts, ${t.shed.length} 503s, ${m.seats.size} seats not known taken${extra()}`);
+      `${timeouts} timeouts, ${t.shed.length} 503s, ${m.seats.size} seats not known taken${extra()}, buyers' loop lag max ${fixed(lagMax, 0)} ms`);
     last = t.purchases;
   }, 1000);
-  return () => clearInterval(timer);
+  return () => { clearInterval(timer); lag.disable(); };
 }
 
 runBenchmark(async () => {
@@ -85,13 +103,9 @@ runBenchmark(async () => {
   if (rows > 26) throw new Error('BENCH_ROWS: at most 26 (rows A-Z)');
   const loadStart = os.loadavg()[0]!;
 
-  const db = await createBenchDatabase();
   const pgAt = new URL(ADMIN_URL);
   const proxy = await startDelayProxy({ host: pgAt.hostname, port: Number(pgAt.port || 5432) }, delayMs);
-  const slowUrl = new URL(db.url);
-  slowUrl.hostname = '127.0.0.1';
-  slowUrl.port = String(proxy.port);
-  note(`database ${db.name}; the service reaches it through a proxy adding ${delayMs} ms a packet each way (port ${proxy.port})`);
+  note(`the services reach PostgreSQL through a proxy adding ${delayMs} ms a packet each way (port ${proxy.port})`);
 
   const secret = randomBytes(32).toString('base64url');
   const baseEnv = {
@@ -103,35 +117,43 @@ runBenchmark(async () => {
     WAITING_ROOM_PREFIX: `bo_bench_wr:${randomBytes(6).toString('hex')}`,
   };
   const limitOff = { PURCHASE_CONCURRENCY: '1000000', PURCHASE_CONCURRENCY_MIN: '1000000', PURCHASE_CONCURRENCY_MAX: '1000000' };
-  const start = async (env: Record<string, string>, label: string): Promise<Child> => {
+
+  /**
+   * One run's world: its own database (so no run inherits what the one before left
+   * unfinished: a crowd without a room leaves thousands of payments in flight, which
+   * the next service's reconciler would settle while the next crowd arrives), a
+   * fresh service on it, one show and the buyer accounts.
+   */
+  interface Stage { db: BenchDatabase; service: Child; admin: string; showId: string; accounts: BuyerAccount[] }
+  const stage = async (label: string, env: Record<string, string>, waitingRoom: boolean, n: number): Promise<Stage> => {
+    const db = await createBenchDatabase();
+    const slowUrl = new URL(db.url);
+    slowUrl.hostname = '127.0.0.1';
+    slowUrl.port = String(proxy.port);
     const paysimPort = await freePort();
-    const s = await startService({ databaseUrl: slowUrl.toString(), env: { ...baseEnv, PAYSIM_PORT: String(paysimPort), ...env }, nodeFlags: profileFlags(`overload-${label}`) });
+    const service = await startService({ databaseUrl: slowUrl.toString(), env: { ...baseEnv, PAYSIM_PORT: String(paysimPort), ...env }, nodeFlags: profileFlags(`overload-${label}`) });
     // The bundled payment simulator starts after the service listens: wait for it too.
     while (!(await fetch(`http://127.0.0.1:${paysimPort}/`).then(() => true, () => false))) await sleep(100);
-    note(`service pid ${s.pid} on ${s.baseUrl}`);
-    return s;
+    const admin = await adminToken(service.baseUrl);
+    const show = await createShow(service.baseUrl, admin, { rows, seatsPerRow, per_user_limit: 1000, waiting_room: waitingRoom });
+    const accounts = await syntheticBuyers(service.baseUrl, admin, n);
+    note(`service pid ${service.pid} on ${service.baseUrl}, database ${db.name}: a show of ${rows * seatsPerRow} seats, ${accounts.length} buyer accounts`);
+    return { db, service, admin, showId: show.showId, accounts };
   };
-
-  let service = await start(limitOff, 'a');
-  const admin = await adminToken(service.baseUrl);
-  const showOf = (waiting_room: boolean) => createShow(service.baseUrl, admin, { rows, seatsPerRow, per_user_limit: 1000, waiting_room });
-  const shows = { a: await showOf(false), b: await showOf(false), c: await showOf(true) };
-  const allSeats = shows.a.rows.flatMap((r) => Array.from({ length: seatsPerRow }, (_, k) => `${r}${k + 1}`));
-  note(`three shows of ${allSeats.length} seats (${rows} rows × ${seatsPerRow}); writing ${buyersN} buyer accounts into the database…`);
-  const accounts = await syntheticBuyers(service.baseUrl, admin, Math.max(buyersN, unloadedN));
-  note(`  ${accounts.length} accounts`);
+  const allSeats = Array.from({ length: rows }, (_, i) => String.fromCharCode(65 + i)).flatMap((r) => Array.from({ length: seatsPerRow }, (_, k) => `${r}${k + 1}`));
 
   // One client (one set of keep-alive connections) per run: a run does not inherit the sockets another one left broken.
   let client = new BuyerClient(Math.max(buyersN, unloadedN));
-  const market = (showId: string, waitingRoom: boolean, stopAt: number): Market =>
-    ({ origin: service.baseUrl, showId, waitingRoom, seats: new SeatPool(allSeats), tally: newTally(), stopAt, timeoutMs });
+  const market = (st: Stage, waitingRoom: boolean, stopAt: number): Market =>
+    ({ origin: st.service.baseUrl, showId: st.showId, waitingRoom, seats: new SeatPool(allSeats), tally: newTally(), stopAt, timeoutMs });
 
   // (a) Unloaded: a closed loop of a few buyers, goodput over a fixed window.
   note(`\n(a) unloaded: ${unloadedN} buyers, closed loop, ${unloadedSeconds} s`);
+  const stA = await stage('a', limitOff, false, unloadedN);
   const aStart = performance.now();
-  const mA = market(shows.a.showId, false, aStart + unloadedSeconds * 1000);
-  let stop = progress('a', aStart, mA, () => '');
-  await Promise.all(accounts.slice(0, unloadedN).map(async (b) => {
+  const mA = market(stA, false, aStart + unloadedSeconds * 1000);
+  const stop = progress('a', aStart, mA, () => '');
+  await Promise.all(stA.accounts.map(async (b) => {
     while (performance.now() < mA.stopAt) {
       const r = await purchase(client, mA, b, null);
       if (r === 'sold_out' || r === 'refused') { if (r === 'refused') mA.tally.gaveUp++; break; }
@@ -145,12 +167,13 @@ runBenchmark(async () => {
     timeline: [],
   };
   const goodputA = a.purchasesInSpan / a.span;
-  await service.stop();
+  await stA.service.stop();
+  await stA.db.drop();
 
   // (b) and (c): the crowd arrives at random within the arrival window.
-  const crowd = async (label: string, showId: string, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
+  const crowd = async (label: string, st: Stage, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
     const started = performance.now();
-    const m = market(showId, waitingRoom, started + capSeconds * 1000);
+    const m = market(st, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
     let done = 0;
     const stopProgress = progress(label, started, m, () => `, ${arrived} arrived, ${done} done` + (waitingRoom ? `, ${m.tally.admitted} admitted` : ''));
@@ -162,14 +185,14 @@ runBenchmark(async () => {
     const sampler = (async () => {
       while (sampling) {
         await sleep(1000);
-        const v = await call(service.baseUrl, 'GET', `/v1/admin/shows/${showId}/queue`, { token: admin }).catch(() => null);
+        const v = await call(st.service.baseUrl, 'GET', `/v1/admin/shows/${st.showId}/queue`, { token: st.admin }).catch(() => null);
         if (!v || v.status !== 200) continue;
         const ctl = v.body.controller ?? {};
         timeline.push([fixed((performance.now() - started) / 1000, 0), String(v.body.serving), String(m.tally.admitted), String(m.tally.purchases), String(m.tally.shed.length),
           String(sum(m.tally.timeouts)), String(v.body.admit_rate_per_minute), `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
       }
     })();
-    await Promise.all(accounts.slice(0, buyersN).map(async (b) => {
+    await Promise.all(st.accounts.map(async (b) => {
       await sleep(Math.random() * arrivalSeconds * 1000);
       arrived++;
       let admission: string | null = null;
@@ -194,25 +217,27 @@ runBenchmark(async () => {
   };
 
   note(`\n(b) ${buyersN} buyers within ${arrivalSeconds} s, no waiting room, purchase-path limit off`);
-  service = await start(limitOff, 'b');
-  const b = await crowd('b', shows.b.showId, false, bMaxSeconds);
+  const stB = await stage('b', limitOff, false, buyersN);
+  const b = await crowd('b', stB, false, bMaxSeconds);
   await client.close();
-  await service.stop();
+  await stB.service.stop();
+  // What (c) would have inherited had it run on the same database.
+  const afterB = await leftovers(stB.db.url);
+  note(`(b) left: ${afterB}`);
+  await stB.db.drop();
   client = new BuyerClient(buyersN);
-  // A pause between the crowds, so that nothing (b) left running overlaps (c)'s start.
-  await sleep(5000);
 
   const ceiling = process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? envNumber('BENCH_ADMIT_CEILING_PER_MINUTE', 1) : Math.max(60, Math.round(1.5 * goodputA * 60));
   note(`\n(c) ${buyersN} buyers within ${arrivalSeconds} s, waiting room (admission ceiling ${ceiling}/min), purchase-path limit on`);
-  service = await start({ WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) }, 'c');
-  const c = await crowd('c', shows.c.showId, true, maxSeconds);
-  const view = await call(service.baseUrl, 'GET', `/v1/admin/shows/${shows.c.showId}/queue`, { token: await adminToken(service.baseUrl) });
+  const stC = await stage('c', { WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) }, true, buyersN);
+  const c = await crowd('c', stC, true, maxSeconds);
+  const view = await call(stC.service.baseUrl, 'GET', `/v1/admin/shows/${stC.showId}/queue`, { token: stC.admin });
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
-  const serviceLogs = { count: service.logs.count, last: [...service.logs.last] };
+  const serviceLogs = { count: stC.service.logs.count, last: [...stC.service.logs.last] };
   // The buyers' connections go first: a service waiting for them to close would be killed before it writes its profile.
   await client.close();
   await closeApiClient();
-  await service.stop();
+  await stC.service.stop();
   await proxy.stop();
 
   // The report.
@@ -253,6 +278,7 @@ runBenchmark(async () => {
     line('every answer p99 ms', (r) => fixed(pct(r.tally.all).p99, 1)),
     line('every answer within 1 s at p99', (r) => (within1s(r) ? 'yes' : 'no')),
     line('buyers unfinished at the cap', (r) => String(r.unfinished)),
+    line("buyers' own event loop, max lag ms", (r) => fixed(r.tally.buyerLagMaxMs, 0)),
     line('sold out', (r) => (r.soldOut ? 'yes' : 'no')),
   ]));
   say('');
@@ -272,6 +298,7 @@ runBenchmark(async () => {
   say('       "every answer" = every request of every route (queue join, admit, hold, booking); a timeout counts as an answer after 3 s.');
   const statuses = (r: RunResult) => [...r.tally.statuses].sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}: ${v}`).join(', ');
   for (const r of runs) say(`answers of ${r.label}: ${statuses(r)}`);
+  say(`(b) left for (c)'s service: ${afterB}`);
   if (c.timeline.length) {
     const every = envNumber('BENCH_TIMELINE_EVERY', 5);
     say('');

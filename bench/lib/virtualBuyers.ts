@@ -32,12 +32,14 @@ export interface Tally {
   soldOutSeen: number;
   admitted: number;
   notYet: number;
+  /** The longest stall of the buyers' own event loop seen (ms): their answers and timeouts are late by as much. */
+  buyerLagMaxMs: number;
 }
 
 export function newTally(): Tally {
   return {
     purchases: 0, purchaseTimes: [], seatsBought: 0, pending: 0, timeouts: new Map(), all: new Latencies(), purchasePath: new Latencies(),
-    decided: new Latencies(), shed: new Latencies(), byKind: new Map(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0,
+    decided: new Latencies(), shed: new Latencies(), byKind: new Map(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0, buyerLagMaxMs: 0,
   };
 }
 
