@@ -1,7 +1,8 @@
 // Virtual buyers for bench:overload, all in this one event loop over undici
 // keep-alive connections. A buyer gives up on a request after 3 s (a timeout),
 // honours Retry-After on 503 and 429, and, with a waiting room, joins the queue
-// and asks to be admitted when the answer's Retry-After says so. Then it holds
+// and asks to be admitted when the join's retry_after_seconds, then each answer's
+// Retry-After, says so. Then it holds
 // 1–2 random seats it does not know to be taken (a lost race re-picks) and books
 // them with pm_card_visa under an Idempotency-Key; a retry replays the same key.
 import { randomBytes } from 'node:crypto';
@@ -148,7 +149,12 @@ export async function waitForAdmission(c: BuyerClient, m: Market, b: BuyerAccoun
     if (!queueToken) {
       const j = await c.send(m, 'queue join', 'POST', base, b.token);
       if (!j) continue;
-      if (j.status === 201) { queueToken = j.body.queue_token; continue; }
+      if (j.status === 201) {
+        queueToken = j.body.queue_token;
+        // The join says when asking to be admitted can first say yes.
+        await wait(m, Number(j.body.retry_after_seconds ?? 0) * 1000);
+        continue;
+      }
       await wait(m, j.retryAfter * 1000);
       continue;
     }

@@ -71,8 +71,25 @@ function retryAfter(ctx: Context, rule: ShowRule, s: RoomState, position: number
   return Math.max(1, Math.min(MAX_POLL_SECONDS, Math.ceil(((position - s.serving) / fastest) * 60)));
 }
 
+/**
+ * When a place should first ask to be admitted, in seconds: 0 when it is served
+ * already; otherwise the pacing a NOT_YET_ADMITTED answer would give. A buyer who
+ * follows it does not spend a request (thousands a second while a crowd arrives)
+ * on an admit that can only say "not yet". 1 when the store cannot say.
+ */
+async function firstAsk(ctx: Context, rule: ShowRule, showId: string, position: number | null): Promise<number> {
+  try {
+    const s = await ctx.room.stateForJoin(showId);
+    if (position !== null && position <= s.serving && !s.paused && !s.soldOut) return 0;
+    return s.paused ? MAX_POLL_SECONDS / 3 : retryAfter(ctx, rule, s, position);
+  } catch (err) {
+    if (err instanceof StoreUnavailable) return 1;
+    throw err;
+  }
+}
+
 /** Joins the show's queue: one place per account; asking again answers the same place. */
-export async function joinQueue(ctx: Context, user: Principal, showId: string): Promise<{ queue_token: string; position: number | null; pre_queue: boolean }> {
+export async function joinQueue(ctx: Context, user: Principal, showId: string): Promise<{ queue_token: string; position: number | null; pre_queue: boolean; retry_after_seconds: number }> {
   const rule = await roomRule(ctx, showId, true);
   if (ctx.showRules.dbNow() >= rule.startsAtMs) throw new DomainError('SALE_CLOSED', 'the sale for this show has closed');
   const seed = randomBytes(16).toString('hex');
@@ -81,12 +98,12 @@ export async function joinQueue(ctx: Context, user: Principal, showId: string): 
     ctx.metrics.queueJoins.inc();
     ctx.room.ticker.watch(showId);
     const queue_token = ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: entry.entryId });
-    return { queue_token, position: entry.position, pre_queue: entry.position === null };
+    return { queue_token, position: entry.position, pre_queue: entry.position === null, retry_after_seconds: await firstAsk(ctx, rule, showId, entry.position) };
   } catch (err) {
     if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);
     // Failing open: no place can be given, so everyone is at the front (position 0 is always served).
     const queue_token = ctx.room.tokens.issueQueue({ userId: user.userId, showId, entryId: newId('qe') });
-    return { queue_token, position: 0, pre_queue: false };
+    return { queue_token, position: 0, pre_queue: false, retry_after_seconds: 0 };
   }
 }
 

@@ -3,19 +3,17 @@
 // latency against a set point, and the share of purchases refused with 503. The
 // set point is calm (the fastest single hold seen: one that met no queue) plus the
 // time a hold may spend queued. It steers to it rather than to the edge of
-// distress: the rate moves in proportion to how far the holds are from it (slower
-// than the set point: down, at most 40 % a tick; faster: up, at most a twentieth of
-// the ceiling a tick), so it settles where the seat database keeps holds at the set
-// point instead of swinging between "calm" and "too slow". It starts at a quarter
-// of the ceiling and grows by 30 % per tick while holds stay near calm and the
-// database pool is not yet busy (slow start: an opening is not met with the
-// ceiling before anything was measured). More than 5 % of a tick's purchases
-// refused with 503 cuts it by 30 %. Only ticks that measured holds raise the rate:
-// an idle room learns nothing about a higher one; it never passes the ceiling (the
-// configured rate), so recovery never overshoots what was configured as safe.
-// After slow start a busy pool alone is no distress: a pool that is always busy is
-// what a sale at the database's pace looks like, and when its waits make holds
-// slow the latency says so.
+// distress: the rate moves in proportion to how far the holds are from it
+// (slower than the set point: down by half the relative distance, at most 40 % a
+// tick; faster: up by all of it, at most 30 % a tick), so it settles where the
+// seat database keeps holds at the set point instead of swinging between "calm"
+// and "too slow", and climbs back from a cut within a few ticks. It starts at half
+// the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
+// 30 %. Only ticks that measured holds raise the rate: an idle room learns nothing
+// about a higher one; it never passes the ceiling (the configured rate), so
+// recovery never overshoots what was configured as safe. A busy pool alone is no
+// distress: a pool that is always busy is what a sale at the database's pace looks
+// like, and when its waits make holds slow the latency says so.
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -52,18 +50,20 @@ export interface ControllerState {
 
 /** The cut on refusals. */
 const DECREASE = 0.7;
-/** Bounds of one tick's move under the set point's law: a cut of at most 40 %, a rise of at most INCREASE_SHARE of the ceiling. */
+/**
+ * The set point's law: the rate follows the latency's distance from the set point,
+ * relative to it — a cut by half the distance (at most 40 % a tick), a rise by all
+ * of it (at most 30 % a tick). Rising faster than it cuts is safe here: a rise is
+ * bounded by the ceiling, and the next tick measures what it did. Slow recovery is
+ * what costs a sale its goodput: a room that climbed back by a twentieth of the
+ * ceiling a tick spent most of an on-sale below what the database could take.
+ */
+const GAIN_DOWN = 0.5;
+const GAIN_UP = 1;
 const DECREASE_MOST = 0.6;
-const INCREASE_SHARE = 0.05;
-/** How strongly the rate follows the latency's distance from the set point (a fraction of that distance, relative). */
-const GAIN = 0.5;
-/** Until it leaves slow start the controller starts low and grows by 30 % per tick with holds near calm. */
-const START_SHARE = 0.25;
-const SLOW_START_GROWTH = 1.3;
-/** Slow start ends at the first tick whose mean hold is SLOW_START_MARGIN_MS slower than calm... */
-const SLOW_START_MARGIN_MS = 20;
-/** ...or whose database pool was busy this share of the time (a cold pool's first holds are slow). */
-const SLOW_START_UTILIZATION = 0.6;
+const INCREASE_MOST = 1.3;
+/** The rate before anything was measured: half the ceiling (an opening is not met with all of it). */
+const START_SHARE = 0.5;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
 const REJECTION_SHARE = 0.05;
 // Calm is the fastest single hold seen: one that met no queue on its way (as LEDBAT takes
@@ -76,7 +76,6 @@ const QUEUE_DELAY_TARGET_MS = 80;
 export class AdmissionController {
   private rate: number;
   private baseline: number | null = null;
-  private slowStart = true;
   private state: ControllerState;
 
   constructor(private readonly ceiling: number, private readonly floor: number) {
@@ -99,28 +98,22 @@ export class AdmissionController {
   tick(s: Signals): number {
     const latency = s.holdLatencyMs;
     const before = this.rate;
+    const fastest = s.fastestHoldMs ?? latency;
+    if (fastest !== null) this.baseline = this.baseline === null ? fastest : Math.min(this.baseline * BASELINE_DRIFT, fastest);
     const setPoint = this.baseline === null ? null : this.baseline + QUEUE_DELAY_TARGET_MS;
     let reason: string;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
       this.rate = Math.max(this.floor, Math.round(this.rate * DECREASE));
-      this.slowStart = false;
       reason = `${s.rejections} purchases refused with 503`;
-    } else if (latency === null) {
+    } else if (latency === null || setPoint === null) {
       reason = 'no holds to measure';
-    } else if (setPoint === null || (this.slowStart && latency <= this.baseline! + SLOW_START_MARGIN_MS
-      && (s.poolUtilization === null || s.poolUtilization < SLOW_START_UTILIZATION))) {
-      this.rate = this.grow(this.rate * SLOW_START_GROWTH);
-      reason = 'calm, starting';
     } else {
-      this.slowStart = false;
       // Proportional to the distance from the set point, relative to it.
       const error = (setPoint - latency) / setPoint;
-      const step = Math.max(this.rate * (DECREASE_MOST - 1), Math.min(this.ceiling * INCREASE_SHARE, this.rate * GAIN * error));
-      this.rate = step > 0 ? this.grow(this.rate + step) : Math.max(this.floor, Math.round(this.rate + step));
+      const factor = error >= 0 ? Math.min(INCREASE_MOST, 1 + GAIN_UP * error) : Math.max(DECREASE_MOST, 1 + GAIN_DOWN * error);
+      this.rate = factor > 1 ? this.grow(this.rate * factor) : Math.max(this.floor, Math.round(this.rate * factor));
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
     }
-    const fastest = s.fastestHoldMs ?? latency;
-    if (fastest !== null) this.baseline = this.baseline === null ? fastest : Math.min(this.baseline * BASELINE_DRIFT, fastest);
     const decision: ControllerState['decision'] = this.rate > before ? 'open' : this.rate < before ? 'close' : 'hold';
     if (decision === 'hold' && this.rate >= this.ceiling && latency !== null && (setPoint === null || latency <= setPoint)) reason = 'calm, at the ceiling';
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);

@@ -72,6 +72,17 @@ export class WaitingRoom {
     return state;
   }
 
+  /**
+   * The room's state as a join sees it: the shared copy while it is fresh, else the
+   * store's, not kept — joins change what it counts, and a copy taken amid a burst
+   * of them would hold status answers back.
+   */
+  async stateForJoin(showId: string): Promise<RoomState> {
+    const hit = this.statuses.get(showId);
+    if (hit && Date.now() - hit.atMs < STATUS_CACHE_MS) return hit.state;
+    return this.store.state(showId);
+  }
+
   /** Notes (once per instance) that an admitted position came to the purchase path, so it is no no-show. */
   present(showId: string, position: number): void {
     const key = `${showId}/${position}`;

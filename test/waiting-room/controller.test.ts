@@ -14,12 +14,13 @@ const calm = (over: Partial<Signals> = {}): Signals => ({
 const idle = { holds: 0, holdLatencyMs: null, fastestHoldMs: null };
 
 describe('the admission controller (pure)', () => {
-  it('starts at a quarter of the ceiling and grows by 30 % per calm tick, not on idle ticks', () => {
+  it('starts at half the ceiling and climbs by at most 30 % a tick while holds are far under the set point, not on idle ticks', () => {
     const c = new AdmissionController(1200, 6);
-    expect(c.ratePerMinute()).toBe(300);
-    expect(c.tick(calm(idle))).toBe(300);
-    expect([c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([390, 507, 660, 858, 1116, 1200]);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'calm, starting', baseline_hold_latency_ms: 5 });
+    expect(c.ratePerMinute()).toBe(600);
+    expect(c.tick(calm(idle))).toBe(600);
+    // calm 5 ms + 80 ms queued: holds of 8 ms are 91 % under the set point, so the rise is the most, 30 %
+    expect([c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([780, 1014, 1200]);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 85.0 ms', baseline_hold_latency_ms: 5 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
   });
@@ -28,19 +29,17 @@ describe('the admission controller (pure)', () => {
     const c = new AdmissionController(1200, 6);
     c.tick(calm({ holdLatencyMs: 150, fastestHoldMs: 120 }));
     c.tick(calm({ holdLatencyMs: 60, fastestHoldMs: 20 }));
-    expect(c.view()).toMatchObject({ baseline_hold_latency_ms: 20, reason: 'calm, starting' });
+    expect(c.view()).toMatchObject({ baseline_hold_latency_ms: 20, reason: 'hold latency 60.0 ms, set point 100.0 ms' });
   });
 
-  it('leaves slow start when holds slow by 20 ms or the pool gets busy, then climbs by at most a twentieth of the ceiling a tick', () => {
+  it('rises in proportion to the distance under the set point, keeps the rate at it; a busy pool alone changes nothing', () => {
     const c = new AdmissionController(1200, 6);
-    expect([c.tick(calm({ poolUtilization: 0.3 })), c.tick(calm({ poolUtilization: 0.5 }))]).toEqual([390, 507]);
-    // set point: calm 5 ms + 80 ms queued; 8 ms is far under it: the step is capped at 60 a minute
-    expect(c.tick(calm({ poolUtilization: 0.7 }))).toBe(567);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 85.0 ms', pool_utilization: 0.7 });
-    expect(c.tick(calm({ poolUtilization: 0.1 }))).toBe(627); // no second slow start
-    const d = new AdmissionController(1200, 6);
-    expect([d.tick(calm()), d.tick(calm({ holdLatencyMs: 30 }))]).toEqual([390, 450]);
-    expect(d.view().reason).toBe('hold latency 30.0 ms, set point 85.0 ms');
+    expect(c.tick(calm())).toBe(780);
+    // 70 ms against a set point of 85 ms: 17.6 % under it, so 17.6 % up, with every connection busy
+    expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 1, poolWaiting: 12 }))).toBe(918);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 70.0 ms, set point 85.0 ms', pool_utilization: 1, pool_waiting: 12 });
+    expect(c.tick(calm({ holdLatencyMs: 85, poolUtilization: 1 }))).toBe(918);
+    expect(c.view().decision).toBe('hold');
   });
 
   it('steers to the set point: cuts in proportion to how slow the holds are (40 % at most), recovers to the ceiling without overshoot', () => {
@@ -54,7 +53,7 @@ describe('the admission controller (pure)', () => {
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
-    expect(recovery[0]).toBe(691); // a twentieth of the ceiling per tick, no more slow start
+    expect(recovery[0]).toBe(821); // 30 % a tick: back at the ceiling in three
     expect(Math.max(...recovery)).toBe(1200);
     expect(recovery.at(-1)).toBe(1200);
   });
@@ -92,7 +91,7 @@ describe('the admission controller on a real service', () => {
       }
     });
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    // Up to the ceiling first: by slow start, or (if the load made holds slower than calm + 20 ms) a twentieth a tick.
+    // Up to the ceiling first: 30 % a tick while holds stay well under the set point.
     for (let i = 0; i < 100 && controller.ratePerMinute() < 1200; i++) await sleep(100);
     expect(controller.view()).toMatchObject({ rate_per_minute: 1200 });
     const db = t.service.ctx.db;

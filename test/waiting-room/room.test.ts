@@ -149,6 +149,8 @@ describe('the waiting room over HTTP', () => {
     const b = buyers[1]!;
     const joined = await t.http.post(`/v1/shows/${show.showId}/queue`, {}, b.token);
     expect(joined.body.position).toBe(1);
+    // The join says when to first ask: while paused, as a NOT_YET_ADMITTED answer would (10 s).
+    expect(joined.body.retry_after_seconds).toBe(10);
     await new Promise((r) => setTimeout(r, 300));
     const status = await t.http.get(`/v1/shows/${show.showId}/queue`);
     expect(status.body).toMatchObject({ serving: 0, waiting: 1, paused: true, admit_rate_per_minute: 0 });
@@ -191,6 +193,9 @@ describe('the waiting room over HTTP', () => {
     const early = buyers.slice(0, 4);
     const joins = await Promise.all(early.map((b) => t.http.post(`/v1/shows/${show.showId}/queue`, {}, b.token)));
     for (const j of joins) expect(j.body).toMatchObject({ position: null, pre_queue: true });
+    // First ask at the opening, 2.5 s away.
+    for (const j of joins) expect(j.body.retry_after_seconds).toBeGreaterThanOrEqual(1);
+    for (const j of joins) expect(j.body.retry_after_seconds).toBeLessThanOrEqual(3);
     const before = await t.http.get(`/v1/shows/${show.showId}/queue`);
     expect(before.body).toMatchObject({ opened: false, waiting: 4, serving: 0 });
     expect(before.body.opening).toBeUndefined();

@@ -12,6 +12,7 @@ const Joined = Type.Object({
   queue_token: Type.String(),
   position: Type.Union([Type.Integer(), Type.Null()], { description: 'null before the sale opens: places are drawn at the opening' }),
   pre_queue: Type.Boolean(),
+  retry_after_seconds: Type.Integer({ description: 'When to first ask to be admitted: 0 when the place is served already, else the pacing a NOT_YET_ADMITTED answer would give' }),
 });
 const Status = Type.Object({
   serving: Type.Integer(),
