@@ -189,7 +189,8 @@ runBenchmark(async () => {
         if (!v || v.status !== 200) continue;
         const ctl = v.body.controller ?? {};
         timeline.push([fixed((performance.now() - started) / 1000, 0), String(v.body.serving), String(m.tally.admitted), String(m.tally.purchases), String(m.tally.shed.length),
-          String(sum(m.tally.timeouts)), String(v.body.admit_rate_per_minute), `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
+          String(sum(m.tally.timeouts)), String(v.body.admit_rate_per_minute), ctl.pool_utilization == null ? '-' : `${fixed(100 * ctl.pool_utilization, 0)}%`,
+          `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
       }
     })();
     await Promise.all(st.accounts.map(async (b) => {
@@ -302,9 +303,9 @@ runBenchmark(async () => {
   if (c.timeline.length) {
     const every = envNumber('BENCH_TIMELINE_EVERY', 5);
     say('');
-    say(`the room of (c) every ${every} s (serving and rate from the admin view; admitted, purchases, 503s and timeouts as the buyers saw them, cumulative):`);
-    say(table(['s', 'serving', 'admitted', 'purchases', '503s', 'timeouts', 'rate/min', 'controller: last decision'],
-      c.timeline.filter((_, i) => (i + 1) % every === 0 || i === c.timeline.length - 1).map((r) => [...r.slice(0, 7), r[7]!.slice(0, 90)])));
+    say(`the room of (c) every ${every} s (serving, rate and the pool's busy share of the controller's last window from the admin view; admitted, purchases, 503s and timeouts as the buyers saw them, cumulative):`);
+    say(table(['s', 'serving', 'admitted', 'purchases', '503s', 'timeouts', 'rate/min', 'pool busy', 'controller: last decision'],
+      c.timeline.filter((_, i) => (i + 1) % every === 0 || i === c.timeline.length - 1).map((r) => [...r.slice(0, 8), r[8]!.slice(0, 110)])));
   }
   if (view.status === 200) {
     const ctl = view.body.controller ?? {};

@@ -9,7 +9,11 @@
 // seat database keeps holds at the set point instead of swinging between "calm"
 // and "too slow", and climbs back from a cut within a few ticks. It starts at half
 // the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
-// 30 %. Only ticks that measured holds raise the rate: an idle room learns nothing
+// 30 %. A cut is given a tick to act before another one: buyers admitted before it
+// still reach the purchase path for a while, so the next window is slow whatever
+// the rate now is, and cutting again for it (and again) took the room from 80 to 10
+// admissions a second in three ticks; only holds slower than at the cut cut again.
+// Only ticks that measured holds raise the rate: an idle room learns nothing
 // about a higher one; it never passes the ceiling (the configured rate), so
 // recovery never overshoots what was configured as safe. A busy pool alone is no
 // distress: a pool that is always busy is what a sale at the database's pace looks
@@ -76,6 +80,8 @@ const QUEUE_DELAY_TARGET_MS = 80;
 export class AdmissionController {
   private rate: number;
   private baseline: number | null = null;
+  /** The previous tick cut the rate: the mean hold latency of its window (Infinity: it cut on refusals). */
+  private lastCut: number | null = null;
   private state: ControllerState;
 
   constructor(private readonly ceiling: number, private readonly floor: number) {
@@ -114,6 +120,11 @@ export class AdmissionController {
       this.rate = factor > 1 ? this.grow(this.rate * factor) : Math.max(this.floor, Math.round(this.rate * factor));
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
     }
+    if (this.rate < before && this.lastCut !== null && !(latency !== null && latency > this.lastCut)) {
+      this.rate = before;
+      reason = `${reason}: the last cut has not reached the purchase path yet`;
+    }
+    this.lastCut = this.rate < before ? (latency ?? Infinity) : null;
     const decision: ControllerState['decision'] = this.rate > before ? 'open' : this.rate < before ? 'close' : 'hold';
     if (decision === 'hold' && this.rate >= this.ceiling && latency !== null && (setPoint === null || latency <= setPoint)) reason = 'calm, at the ceiling';
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);

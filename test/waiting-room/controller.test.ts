@@ -48,8 +48,10 @@ describe('the admission controller (pure)', () => {
     expect(c.ratePerMinute()).toBe(1200);
     expect(c.tick(calm({ holdLatencyMs: 85 }))).toBe(1200); // at the set point: stays
     expect(c.tick(calm({ holdLatencyMs: 106 }))).toBe(1052); // a quarter over the set point: half of that, 12.4 %
-    expect(c.tick(calm({ holdLatencyMs: 400 }))).toBe(631); // far over: the most, 40 %
+    expect(c.tick(calm({ holdLatencyMs: 400 }))).toBe(631); // far over, and slower than at the last cut: the most, 40 %
     expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 400, reason: 'hold latency 400.0 ms, set point 85.0 ms' });
+    expect(c.tick(calm({ holdLatencyMs: 300 }))).toBe(631); // slow still, but less than at that cut: it is given a tick to act
+    expect(c.view()).toMatchObject({ decision: 'hold', reason: 'hold latency 300.0 ms, set point 85.0 ms: the last cut has not reached the purchase path yet' });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
@@ -66,7 +68,10 @@ describe('the admission controller (pure)', () => {
     expect(c.tick(calm({ poolWaiting: 15, poolUtilization: 1 }))).toBe(1000); // every connection busy, holds still fast
     expect(c.tick(calm({ rejections: 30 }))).toBe(700);
     expect(c.view()).toMatchObject({ decision: 'close', reason: '30 purchases refused with 503' });
-    expect(c.tick(calm({ ...idle, rejections: 2 }))).toBe(490); // nothing but refusals
+    // nothing but refusals, right after a cut: that cut is given a tick to act
+    expect(c.tick(calm({ ...idle, rejections: 2 }))).toBe(700);
+    expect(c.view()).toMatchObject({ decision: 'hold', reason: '2 purchases refused with 503: the last cut has not reached the purchase path yet' });
+    expect(c.tick(calm({ ...idle, rejections: 2 }))).toBe(490);
     for (let i = 0; i < 30; i++) c.tick(calm({ holdLatencyMs: 500 }));
     expect(c.ratePerMinute()).toBe(6);
   });
