@@ -49,13 +49,6 @@ export interface Booked {
   answerStored: boolean;
 }
 
-/** The request's Idempotency-Key work done inside the booking's own statements (src/app/idempotentBooking.ts). */
-export interface KeyWork {
-  claim: bookings.KeyClaim;
-  /** The answer to store under the key for a confirmed booking's view. */
-  answerFor(view: BookingView): { status: number; body: unknown };
-}
-
 /**
  * Pays for the caller's hold: records the booking and its payment attempt, then
  * asks the provider (no lock held), then applies the first answer. A lost answer

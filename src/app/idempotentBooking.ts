@@ -60,12 +60,12 @@ export async function bookOnce<A extends Answer>(
   const renew = setInterval(() => void renewKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
   try {
     // The common case: a new key for a payable hold, claimed and answered inside the booking's own two statements.
-    const claimed = request.input instanceof DomainError ? null
-      : await enterClaimingKey(ctx, buyer, key, request.input, request.admittedShowId ?? null, { fingerprint, leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds });
-    if (claimed && !(request.input instanceof DomainError)) {
+    const input = request.input instanceof DomainError ? null : request.input;
+    const claimed = input && await enterClaimingKey(ctx, buyer, key, input, request.admittedShowId ?? null, { fingerprint, leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds });
+    if (input && claimed) {
       let fast: Booked;
       try {
-        fast = await payClaimed(ctx, buyer, key, request.input, claimed, (view) => stored(answer.created(view)));
+        fast = await payClaimed(ctx, buyer, key, input, claimed, (view) => stored(answer.created(view)));
       } catch (err) {
         return { kind: 'answered', answer: await settle(ctx, buyer, key, answer.failed(err), err) };
       }
