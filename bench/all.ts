@@ -68,7 +68,7 @@ function readFigures(file: string): SummaryFigure[] {
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SummaryFigure);
 }
 
-const value = (v: number | null, unit: string) => (v === null ? '-' : `${fixed(v, Math.abs(v) >= 100 ? 0 : 2)} ${unit}`);
+const value = (v: number | null, unit: string) => (v === null ? '-' : `${Number.isInteger(v) ? String(v) : fixed(v, Math.abs(v) >= 100 ? 0 : 2)} ${unit}`);
 
 async function main(): Promise<number> {
   const benches = chosen();
