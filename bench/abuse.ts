@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { runBenchmark } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { createBenchDatabase } from './lib/db.js';
 import { startService } from './lib/child.js';
 import { adminToken, closeApiClient, createShow } from './lib/api.js';
@@ -179,4 +180,9 @@ runBenchmark(async () => {
   const sorted = [...attackStatus.entries()].sort(([a], [b]) => a.localeCompare(b));
   say(`the attacker's budgets (sign-in, sign-up) were spent ${fixed(warmUp, 1)} s into the attack; the second run started 1 s later`);
   say(`attacker (127.0.0.1, ${attackRate ? `${attackRate}/s` : 'closed loop'}, up to ${attackers} in flight${dropped ? `, ${dropped} not sent` : ''}): ${attempts - dropped} requests in ${fixed(attackSeconds, 1)} s (${fixed((attempts - dropped) / attackSeconds, 0)}/s): ${sorted.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary([
+    { bench: 'abuse', figure: 'buyer sign-in + hold p99 under attack', value: underAttack.p.p99, unit: 'ms', baseline: idle.p.p99, baseline_label: 'idle p99', goal: 'ratio <= 2', met: underAttack.p.p99 <= 2 * idle.p.p99 },
+    { bench: 'abuse', figure: 'buyer sign-in + hold p50 under attack', value: underAttack.p.p50, unit: 'ms', baseline: idle.p.p50, baseline_label: 'idle p50' },
+  ]);
 });

@@ -15,6 +15,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { runBenchmark } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { adminQuery, backendCpuMeter, connectionBudget, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBare, startService, type Child } from './lib/child.js';
 import { cpuTable, type CpuRow } from './lib/report.js';
@@ -235,6 +236,15 @@ runBenchmark(async () => {
     say(`the service printed ${serviceLogs.count} lines after it was ready (LOG_LEVEL=warn); the last ones:`);
     for (const l of serviceLogs.last.slice(-5)) say(`  ${l.slice(0, 300)}`);
   }
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary(levels.flatMap((c, i) => {
+    const { service: s, bare: b, room } = http[i]!;
+    return [
+      { bench: 'holds', figure: `decided/s at C=${c}`, value: s.rate, unit: 'req/s', baseline: b.rate, baseline_label: 'bare route', goal: `ratio >= ${GOAL_RATIO}`, met: s.rate / b.rate >= GOAL_RATIO },
+      { bench: 'holds', figure: `p99 at C=${c}`, value: s.latency.p99, unit: 'ms', baseline: b.latency.p99, baseline_label: 'bare route p99', ...(c === 64 ? { goal: `< ${GOAL_P99_MS} ms`, met: s.latency.p99 < GOAL_P99_MS } : {}) },
+      ...(room ? [{ bench: 'holds', figure: `waiting-room show decided/s at C=${c}`, value: room.rate, unit: 'req/s', baseline: s.rate, baseline_label: 'plain show', goal: `ratio >= ${GOAL_ROOM_RATIO}`, met: room.rate >= GOAL_ROOM_RATIO * s.rate }] : []),
+    ];
+  }));
 });
 
 /** Every buyer joins the room's queue and asks to be admitted until it is (honouring Retry-After). */

@@ -24,6 +24,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runBenchmark } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { ADMIN_URL, adminQuery, createBenchDatabase, type BenchDatabase } from './lib/db.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { freePort, profileFlags, startDelayProxy, startService, type Child } from './lib/child.js';
@@ -324,4 +325,12 @@ runBenchmark(async () => {
     say(`the service of (c) printed ${serviceLogs.count} lines after it was ready (LOG_LEVEL=warn); the last ones:`);
     for (const l of serviceLogs.last.slice(-5)) say(`  ${l.slice(0, 300)}`);
   }
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary([
+    { bench: 'overload', figure: 'goodput of (c) room + limit', value: goodput(c), unit: 'purchases/s', baseline: goodputA, baseline_label: "mean of (a), (a') unloaded", goal: 'ratio >= 0.8', met: goodput(c) >= 0.8 * goodputA },
+    { bench: 'overload', figure: 'goodput of (b) no room, no limit', value: goodput(b), unit: 'purchases/s', baseline: goodputA, baseline_label: "mean of (a), (a') unloaded" },
+    { bench: 'overload', figure: 'every answer p99 of (c)', value: pct(c.tally.all).p99, unit: 'ms', baseline: pct(a.tally.all).p99, baseline_label: '(a) unloaded p99', goal: '<= 1000 ms', met: within1s(c) },
+    { bench: 'overload', figure: 'timeouts of (c)', value: sum(ct.timeouts), unit: 'requests', baseline: sum(b.tally.timeouts), baseline_label: '(b) no room, no limit', goal: '0', met: sum(ct.timeouts) === 0 },
+    ...(ct.shed.length ? [{ bench: 'overload', figure: '503 p99 of (c)', value: shedP99, unit: 'ms', baseline: null, baseline_label: '-', goal: '< 5 ms', met: shedP99 < 5 }] : []),
+  ]);
 });

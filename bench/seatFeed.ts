@@ -9,6 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { runBenchmark } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { adminQuery, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT } from './lib/child.js';
 import { runPgbench, type PgbenchResult } from './lib/pgbench.js';
@@ -137,4 +138,8 @@ runBenchmark(async () => {
   say(table(['target', 'claims/s', 'p50 ms', 'p99 ms', 'held %', 'failed', 'vs bare'], rows));
   say('');
   say(`published ${published} seat changes in the "trigger + publisher" slices (publisher every 100 ms); oldest write of a delta → published, per slice: ${lags.map((l) => `p50 ${fixed(l.p50, 1)} ms, p99 ${fixed(l.p99, 1)} ms (${l.n} deltas)`).join('; ')}`);
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary(TARGETS.filter((t) => t !== 'trigger off (bare)').map((t) => ({
+    bench: 'feed', figure: `claims/s, ${t}`, value: tps(t), unit: 'tps', baseline: bare, baseline_label: 'trigger off (bare)',
+  })));
 });

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { runBenchmark, onCleanup } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBare, startService, type Child } from './lib/child.js';
 import { cpuTable } from './lib/report.js';
@@ -222,4 +223,9 @@ runBenchmark(async () => {
     say(`the service printed ${service.logs.count} lines after it was ready (LOG_LEVEL=warn); the last ones:`);
     for (const l of service.logs.last.slice(-5)) say(`  ${l.slice(0, 300)}`);
   }
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary(runs.map((r) => ({
+    bench: 'seatmap', figure: `${r.label} req/s at C=${r.c}`, value: r.service.rate, unit: 'req/s', baseline: r.bare.rate, baseline_label: 'bare route, same bytes',
+    ...(r.notModified ? {} : { goal: `ratio >= ${GOAL_RATIO}`, met: r.service.rate / r.bare.rate >= GOAL_RATIO }),
+  })));
 });

@@ -31,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import { runBenchmark, onCleanup } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { adminQuery, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, startChild, startService } from './lib/child.js';
 import { adminToken, closeApiClient, createShow, registerBuyers } from './lib/api.js';
@@ -641,4 +642,10 @@ runBenchmark(async () => {
     say(`the service printed ${service.logs.count} lines after it was ready (LOG_LEVEL=warn); the last ones:`);
     for (const l of service.logs.last.slice(-5)) say(`  ${l.slice(0, 300)}`);
   }
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary([
+    { bench: 'stream', figure: `commit→delivery p99, ${viewers} viewers`, value: p99, unit: 'ms', baseline: b.commit.at(0.99), baseline_label: 'bare node:http', goal: `< ${GOAL_P99_MS} ms`, met: p99 < GOAL_P99_MS },
+    { bench: 'stream', figure: 'fan-out p99', value: o.fanout.at(0.99), unit: 'ms', baseline: b.fanout.at(0.99), baseline_label: 'bare node:http' },
+    { bench: 'stream', figure: 'hold answers/s with viewers', value: rate('ours'), unit: 'req/s', baseline: rate('bare'), baseline_label: 'bare node:http' },
+  ]);
 });

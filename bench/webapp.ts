@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { runBenchmark, onCleanup } from './lib/cleanup.js';
+import { writeSummary } from './lib/summary.js';
 import { createBenchDatabase } from './lib/db.js';
 import { startService } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
@@ -179,4 +180,10 @@ runBenchmark(async () => {
   const ttiOk = oo.p90 < GOAL_INTERACTIVE_MS;
   say(`goals: JS sent ${kb(ours[0]!.jsSentBytes)} KB < ${GOAL_JS_KB} KB: ${jsOk ? 'met' : 'MISSED'}; interactive p90 ${fixed(oo.p90)} ms < ${GOAL_INTERACTIVE_MS} ms: ${ttiOk ? 'met' : 'MISSED'}`);
   await closeApiClient();
+  // One line per figure for `npm run bench` (bench/lib/summary.ts).
+  writeSummary([
+    { bench: 'webapp', figure: 'interactive p50 (page clock)', value: oo.p50, unit: 'ms', baseline: ob.p50, baseline_label: 'bare SVG page' },
+    { bench: 'webapp', figure: 'interactive p90 (page clock)', value: oo.p90, unit: 'ms', baseline: ob.p90, baseline_label: 'bare SVG page', goal: `< ${GOAL_INTERACTIVE_MS} ms`, met: ttiOk },
+    { bench: 'webapp', figure: 'JS sent', value: ours[0]!.jsSentBytes / 1024, unit: 'KB', baseline: bare[0]!.jsSentBytes / 1024, baseline_label: 'bare SVG page', goal: `< ${GOAL_JS_KB} KB`, met: jsOk },
+  ]);
 });

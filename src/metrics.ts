@@ -1,6 +1,7 @@
 // Prometheus metrics of one instance (prom-client).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/client.js';
+import type { TripLedger, Trips } from './db/trips.js';
 import * as figures from './db/figures.js';
 import type { Figure } from './db/figures.js';
 
@@ -75,8 +76,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Database) {
+  constructor(db: Database, trips: TripLedger) {
     collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
+    {
+      // Counted in process (src/db/trips.ts), read at scrape time.
+      const fromLedger = (name: string, help: string, pick: (t: Trips) => number) =>
+        new Counter({
+          name, help, labelNames: ['origin'] as const, registers: [this.registry],
+          collect() {
+            this.reset();
+            for (const [origin, t] of trips.entries()) this.inc({ origin }, pick(t));
+          },
+        });
+      fromLedger('boxoffice_db_round_trips_total', 'Statements sent to the database (BEGIN and COMMIT included), by origin: request, sweeper, a worker loop (tickets, reconcile, …), seat_feed, metrics, …', (t) => t.roundTrips);
+      fromLedger('boxoffice_db_commits_total', 'Transactions committed (a statement outside a transaction is one), by origin', (t) => t.commits);
+      fromLedger('boxoffice_db_seconds_total', 'Time from asking for a statement or transaction to its answer (pool wait included), by origin', (t) => t.ms / 1000);
+    }
     new Gauge({
       name: 'boxoffice_db_pool_connections',
       help: 'Database pool connections by state (total, idle, waiting requests)',

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
+import { metered, TripLedger } from './db/trips.js';
 import { migrate } from './db/migrate.js';
 import { sharedSecret } from './db/secrets.js';
 import { UserTokens } from './auth/tokens.js';
@@ -56,13 +57,17 @@ export async function openService(
   config: Readonly<Config>,
   opts: { db?: Database; logger?: boolean | object | Logger; log?: (msg: string) => void; payments?: PaymentProvider } = {},
 ): Promise<Service> {
-  const db = opts.db ?? (await openDatabase({
+  const base = opts.db ?? (await openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
   }));
+  // Every statement is counted by what sent it: `db` is the request path's; the
+  // background gets its own origins (db.as), so /metrics tells them apart.
+  const trips = new TripLedger();
+  const db = metered(base, trips, 'request');
   const rateLimitExempt = new ClientExemptions(config.rateLimitExempt);
-  await migrate(db, opts.log);
+  await migrate(db.as('startup'), opts.log);
   // Every instance must verify every other's tokens: the secret comes from the
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
@@ -72,12 +77,12 @@ export async function openService(
   const appLog = loggerFrom('boxoffice', opts.logger);
   const log = appLog ?? silentLogger();
   const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
-  const showRules = new ShowRules(db, config.waitingRoom.showRulesRefreshMs);
-  const metrics = new Metrics(db);
+  const showRules = new ShowRules(db.as('show_rules'), config.waitingRoom.showRulesRefreshMs);
+  const metrics = new Metrics(db.as('metrics'), trips);
   const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
-  const seatFeed = new SeatFeed(db, config.liveMap, liveMetrics, log);
+  const seatFeed = new SeatFeed(db.as('seat_feed'), config.liveMap, liveMetrics, log);
   const seatMaps = new SeatMaps(db, halls, config.seatMapCacheMs);
   streams = new SeatStreams(seatFeed, seatMaps, halls, config.liveMap, liveMetrics);
   const ctx: Context = {
@@ -97,13 +102,13 @@ export async function openService(
     log,
     showRules,
     purchaseLimits,
-    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db, showId),
+    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db.as('waiting_room'), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: appLog });
-  const sweeper = new Sweeper(db, ctx.metrics, config.sweepIntervalMs, ctx.log);
+  const sweeper = new Sweeper(db.as('sweeper'), ctx.metrics, config.sweepIntervalMs, ctx.log);
   const workers = new Workers(ctx, ctx.log);
   const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
@@ -135,8 +140,8 @@ export async function openService(
       await workers.stop();
       await ctx.room.close();
       await ctx.rateLimits.close();
-      await ctx.holdTally.flush(db).catch(() => {});
-      if (!opts.db) await db.close();
+      await ctx.holdTally.flush(db.as('hold_tally')).catch(() => {});
+      if (!opts.db) await base.close();
     },
   };
 }

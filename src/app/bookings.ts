@@ -12,6 +12,7 @@ import { currentRole } from './accounts.js';
 import type { Context } from './context.js';
 import { holdNeedsAdmission } from '../db/waitingRoom.js';
 import { QUEUE_REQUIRED } from '../waiting-room/gate.js';
+import { sqlState } from '../db/sqlstate.js';
 
 export interface BookingView {
   booking_id: string;
@@ -42,26 +43,86 @@ export function bookingView(b: bookings.BookingRow): BookingView {
   };
 }
 
+/** What a paid-for booking request answers: its view, and whether the answer is already stored under its key. */
+export interface Booked {
+  view: BookingView;
+  answerStored: boolean;
+}
+
 /**
  * Pays for the caller's hold: records the booking and its payment attempt, then
  * asks the provider (no lock held), then applies the first answer. A lost answer
- * leaves the booking pending for the reconciler.
+ * leaves the booking pending for the reconciler. The key must be claimed already
+ * (claimKey), the booking's id is noted on it.
  */
 export async function book(
   ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
   /** The show of the caller's admission token, verified in process (src/waiting-room/gate.ts), or null. */
   admittedShowId: string | null = null,
 ): Promise<BookingView> {
-  const bookingId = newId('bkg');
-  const attemptId = newId('pay');
-  const entered = await bookings.enterPayment(ctx.db, {
-    holdId: input.hold_id, userId: buyer.userId, bookingId, attemptId, paymentMethod: input.payment_method,
-    reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
-  });
+  const ids = { bookingId: newId('bkg'), attemptId: newId('pay') };
+  const entered = await bookings.enterPayment(ctx.db, enterInput(ctx, buyer, idempotencyKey, input, admittedShowId, ids));
   if (!entered) {
     if (await holdNeedsAdmission(ctx.db, input.hold_id, buyer.userId, admittedShowId)) throw new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
     throw await notPayable(ctx, input.hold_id);
   }
+  return (await pay(ctx, buyer, input, ids, entered)).view;
+}
+
+/** A booking entered into payment by the statement that also claimed its key. */
+export interface EnteredWithKey {
+  ids: { bookingId: string; attemptId: string };
+  entered: bookings.EnteredPayment;
+}
+
+/**
+ * The common case's first statement (one commit): the key claimed and the hold
+ * entered into payment together. Null when it changed nothing — the key was not free,
+ * or the hold could not enter payment: the caller takes the slow path (claimKey,
+ * book) to learn why. A throw means the same: nothing was claimed.
+ */
+export async function enterClaimingKey(
+  ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
+  admittedShowId: string | null, claim: bookings.KeyClaim,
+): Promise<EnteredWithKey | null> {
+  const ids = { bookingId: newId('bkg'), attemptId: newId('pay') };
+  try {
+    const entered = await bookings.enterPayment(ctx.db, { ...enterInput(ctx, buyer, idempotencyKey, input, admittedShowId, ids), claim });
+    return entered ? { ids, entered } : null;
+  } catch (err) {
+    if (sqlState(err) === bookings.GUARD_FAILED) return null;
+    throw err;
+  }
+}
+
+/**
+ * Its second (the second commit): the provider asked, and a success confirmed with
+ * the request's answer stored under its key in the same statement. `answerStored`
+ * is false when the outcome took the long way (declined, unknown, applied first by a webhook).
+ */
+export function payClaimed(
+  ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
+  claimed: EnteredWithKey, answerFor: (view: BookingView) => { status: number; body: unknown },
+): Promise<Booked> {
+  return pay(ctx, buyer, input, claimed.ids, claimed.entered, (view) => ({ userId: buyer.userId, key: idempotencyKey, ...answerFor(view) }));
+}
+
+function enterInput(
+  ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
+  admittedShowId: string | null, ids: { bookingId: string; attemptId: string },
+) {
+  return {
+    holdId: input.hold_id, userId: buyer.userId, ...ids, paymentMethod: input.payment_method,
+    reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
+  };
+}
+
+/** The provider asked, its first answer applied; `answerFor` lets a confirmation store the request's answer with it. */
+async function pay(
+  ctx: Context, buyer: Principal, input: { hold_id: string; payment_method: string }, ids: { bookingId: string; attemptId: string },
+  entered: bookings.EnteredPayment, answerFor?: (view: BookingView) => bookings.KeyedAnswer,
+): Promise<Booked> {
+  const { bookingId, attemptId } = ids;
   const outcome = await ctx.payments.charge(
     { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
@@ -70,8 +131,11 @@ export async function book(
     booking_id: bookingId, hold_id: input.hold_id, user_id: buyer.userId, ...entered, status: 'pending',
     refund_status: null, refund_amount: null, failure_code: null, failure_message: null,
   };
-  const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, pending);
-  return bookingView(confirmed ?? (await bookings.findBooking(ctx.db, bookingId))!);
+  // The view a confirmation would answer with is known before it is made.
+  const answer = answerFor && outcome.kind === 'succeeded' ? answerFor(bookingView({ ...pending, status: 'confirmed' })) : undefined;
+  const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, pending, answer);
+  if (confirmed) return { view: bookingView(confirmed.booking), answerStored: confirmed.answerStored };
+  return { view: bookingView((await bookings.findBooking(ctx.db, bookingId))!), answerStored: false };
 }
 
 /** Why a hold could not enter payment: it never existed (404), or it is not the caller's active hold (409). */

@@ -10,14 +10,24 @@ import type { ChargeOutcome } from '../payments/provider.js';
 import type { Context } from './context.js';
 import { sqlState } from '../db/sqlstate.js';
 
+/** What applying an outcome confirmed: the booking as it stands after, and whether the request's answer was stored with it. */
+export interface Confirmed {
+  booking: bookings.BookingRow;
+  answerStored: boolean;
+}
+
 /**
  * Applies a payment's outcome to its booking; returns the booking as it stands
  * after, when this call confirmed it (the caller need not read it again), else null.
  * `entered` is given by the booking request, which has just entered the booking into
  * payment: no need to read it first, and a success is applied by one statement that
  * confirms it or changes nothing (the locked path below handles everything else).
+ * `answer` (with `entered`): the request's answer for a confirmed booking, stored
+ * under its key by that same statement.
  */
-export async function applyPaymentOutcome(ctx: Context, attemptId: string, outcome: ChargeOutcome, entered?: bookings.BookingRow): Promise<bookings.BookingRow | null> {
+export async function applyPaymentOutcome(
+  ctx: Context, attemptId: string, outcome: ChargeOutcome, entered?: bookings.BookingRow, answer?: bookings.KeyedAnswer,
+): Promise<Confirmed | null> {
   ctx.metrics.paymentOutcomes.inc({ outcome: outcome.kind });
   const bookingId = entered?.booking_id;
   if (outcome.kind === 'unknown') {
@@ -27,8 +37,8 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     return null;
   }
   if (entered && outcome.kind === 'succeeded') {
-    const confirmed = await confirmAtOnce(ctx, entered, attemptId, outcome.paymentIntentId);
-    if (confirmed) return confirmed;
+    const confirmed = await confirmAtOnce(ctx, entered, attemptId, outcome.paymentIntentId, answer);
+    if (confirmed) return { booking: confirmed, answerStored: answer !== undefined };
   }
   // The same answer arriving again (the request's own answer, then its webhook, a
   // duplicate delivery, a late reconciler) was applied in the transaction that
@@ -84,7 +94,7 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
     const { msg, ...fields } = decided.event;
     ctx.log.info(fields, msg);
   }
-  return decided.confirmed ?? null;
+  return decided.confirmed ? { booking: decided.confirmed, answerStored: false } : null;
 }
 
 /**
@@ -92,10 +102,13 @@ export async function applyPaymentOutcome(ctx: Context, attemptId: string, outco
  * the booking is still pending with every seat its hold's. Null when it was not so
  * (the statement then changed nothing): the caller applies the outcome the long way.
  */
-async function confirmAtOnce(ctx: Context, b: bookings.BookingRow, attemptId: string, paymentIntentId: string): Promise<bookings.BookingRow | null> {
+async function confirmAtOnce(
+  ctx: Context, b: bookings.BookingRow, attemptId: string, paymentIntentId: string, answer?: bookings.KeyedAnswer,
+): Promise<bookings.BookingRow | null> {
   try {
     await bookings.confirmPaidBooking(ctx.db, {
       bookingId: b.booking_id, holdId: b.hold_id, showId: b.show_id, attemptId, paymentIntentId, seatCount: b.seats.length, atOnce: true,
+      ...(answer ? { answer } : {}),
     });
   } catch (err) {
     if (sqlState(err) === bookings.GUARD_FAILED) return null;

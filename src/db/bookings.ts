@@ -1,5 +1,6 @@
 // Bookings: entering payment, confirming, failing, cancelling. enterPayment and a
-// confirmation `atOnce` are whole statements of their own; every other function runs
+// confirmation `atOnce` are whole statements of their own (each may carry the
+// request's Idempotency-Key work: its claim, its answer); every other function runs
 // inside a transaction the caller opened (src/app/payments.ts, src/app/bookings.ts).
 import type { Queryable } from './client.js';
 import { BOOKING_MOVES, HOLD_MOVES, type BookingMove, type BookingStatus, type RefundStatus } from '../domain/states.js';
@@ -40,6 +41,23 @@ export async function listBookings(db: Queryable, userId: string): Promise<Booki
   return (await db.query<BookingRow>(`${BOOKING} where b.user_id = $1 order by b.created_at desc, b.id desc limit 500`, [userId])).rows;
 }
 
+/** A booking request's Idempotency-Key, claimed by the statement that enters payment. */
+export interface KeyClaim {
+  /** sha256 of the request's canonical body. */
+  fingerprint: string;
+  leaseSeconds: number;
+  /** A key first used longer ago than this (and not running) is taken afresh. */
+  ttlSeconds: number;
+}
+
+/** The answer a booking request stores under its key, with the confirmation that makes it true. */
+export interface KeyedAnswer {
+  userId: string;
+  key: string;
+  status: number;
+  body: unknown;
+}
+
 /** What a hold just became when it entered payment: the pending booking's fields. */
 export interface EnteredPayment {
   show_id: string;
@@ -65,9 +83,26 @@ export async function enterPayment(
   p: {
     holdId: string; userId: string; bookingId: string; attemptId: string; paymentMethod: string;
     reconcileAfterSeconds: number; admittedShowId: string | null; idempotencyKey: string;
+    /** Claim the key in the same statement (see below) instead of noting the booking on a key claimed before. */
+    claim?: KeyClaim;
   },
 ): Promise<EnteredPayment | null> {
-  const hold = `hold as (
+  // With `claim`: the key is claimed first (as claimKey in src/db/idempotency.ts does,
+  // the booking's id noted at once), the hold enters payment only if the claim took,
+  // and a claim for a hold that did not enter payment undoes the whole statement
+  // (GUARD_FAILED): the key stays as it was and the caller takes the slow path
+  // (claimKey, then enterPayment without `claim`) to learn why. Null: the key was not free.
+  const claim = p.claim ? `claim as (
+       insert into idempotency_keys (user_id, key, fingerprint, state, lease_until, booking_id)
+       values ($2, $8, $9, 'in_flight', now() + make_interval(secs => $10::int), $4)
+       on conflict (user_id, key) do update
+         set fingerprint = excluded.fingerprint, state = 'in_flight', lease_until = excluded.lease_until, booking_id = excluded.booking_id,
+             response_status = null, response_body = null, created_at = now()
+       where idempotency_keys.created_at < now() - make_interval(secs => $11::int)
+         and (idempotency_keys.state = 'done' or idempotency_keys.lease_until < now())
+       returning 1
+     ), ` : '';
+  const hold = `${claim}hold as (
        update holds h
           set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
               expires_at = case when h.extended then h.expires_at
@@ -75,9 +110,21 @@ export async function enterPayment(
          from shows s
         where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
           and s.id = h.show_id and s.starts_at > bo_now()
-          and (not s.waiting_room or s.id = $3)
+          and (not s.waiting_room or s.id = $3)${p.claim ? '\n          and exists (select 1 from claim)' : ''}
        returning h.show_id, h.seats, h.amount, h.currency, h.expires_at
      )`;
+  const keyed = p.claim ? '' : `, keyed as (
+       update idempotency_keys set booking_id = $4 where user_id = $2 and key = $8 and exists (select 1 from hold)
+     )`;
+  const owned = `bo_assert((select count(*) from moved) = cardinality(hold.seats), 'hold ' || $1 || ' does not own all its seats')`;
+  const result = p.claim
+    ? `select hold.show_id, hold.seats, hold.amount, hold.currency, (select created_at from booking) as created_at
+         from (select bo_assert(exists (select 1 from hold) or not exists (select 1 from claim),
+                                'key claimed for hold ' || $1 || ', which did not enter payment') as ok) g
+         left join hold on true
+        where g.ok and case when hold.show_id is null then false else ${owned} end`
+    : `select show_id, seats, amount, currency, (select created_at from booking) as created_at from hold where ${owned}`;
+  const claimParams = p.claim ? [p.claim.fingerprint, p.claim.leaseSeconds, p.claim.ttlSeconds] : [];
   const r = await db.query<EnteredPayment>(
     `${enterPaymentMove(hold, '(select show_id from hold)', '$1', '(select expires_at from hold)')},
      booking as (
@@ -87,12 +134,9 @@ export async function enterPayment(
      ), attempt as (
        insert into payment_attempts (id, booking_id, hold_id, amount, currency, payment_method, status, next_check_at)
        select $6, $4, $1, amount, currency, $5, 'created', bo_now() + make_interval(secs => $7::int) from hold
-     ), keyed as (
-       update idempotency_keys set booking_id = $4 where user_id = $2 and key = $8 and exists (select 1 from hold)
-     )
-     select show_id, seats, amount, currency, (select created_at from booking) as created_at from hold
-      where bo_assert((select count(*) from moved) = cardinality(hold.seats), 'hold ' || $1 || ' does not own all its seats')`,
-    [p.holdId, p.userId, p.admittedShowId, p.bookingId, p.paymentMethod, p.attemptId, p.reconcileAfterSeconds, p.idempotencyKey],
+     )${keyed}
+     ${result}`,
+    [p.holdId, p.userId, p.admittedShowId, p.bookingId, p.paymentMethod, p.attemptId, p.reconcileAfterSeconds, p.idempotencyKey, ...claimParams],
   );
   return r.rows[0] ?? null;
 }
@@ -122,8 +166,13 @@ export const GUARD_FAILED = 'BX001';
  */
 export async function confirmPaidBooking(
   db: Queryable,
-  b: { bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number; atOnce?: boolean },
+  b: {
+    bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number; atOnce?: boolean;
+    /** With `atOnce`: the request's answer, stored under its key by the same statement. */
+    answer?: KeyedAnswer;
+  },
 ): Promise<{ booked: number; confirmed: boolean; hold_confirmed: boolean }> {
+  if (b.answer && !b.atOnce) throw new Error('an answer is stored only with a confirmation at once');
   const locked = `locked as (
        select hold_id from bookings where id = $1 and ${statusIn(BOOKING_MOVES.confirm.from)} for update
      ), attempt as (
@@ -145,9 +194,13 @@ export async function confirmPaidBooking(
        returning id
      ), tickets as (
        insert into outbox (topic, payload) select 'ticket.issue', jsonb_build_object('booking_id', id) from booking
-     )
+     )${b.answer ? `, answered as (
+       update idempotency_keys set state = 'done', lease_until = null, response_status = $7, response_body = $8::jsonb
+        where user_id = $9 and key = $10 and exists (select 1 from booking)
+     )` : ''}
      ${b.atOnce ? `select * from (${outcome}) o where bo_assert(o.confirmed and o.hold_confirmed, 'booking ' || $1 || ' was not confirmed at once')` : outcome}`,
-    [b.bookingId, b.holdId, b.showId, b.attemptId, b.paymentIntentId, b.seatCount],
+    [b.bookingId, b.holdId, b.showId, b.attemptId, b.paymentIntentId, b.seatCount,
+      ...(b.answer ? [b.answer.status, JSON.stringify(b.answer.body), b.answer.userId, b.answer.key] : [])],
   );
   return r.rows[0]!;
 }

@@ -33,6 +33,8 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
   close(): Promise<void>;
+  /** The same database with its statements counted under `origin` (src/db/trips.ts); uncounted here, so itself. */
+  as(origin: string): Database;
 }
 
 // Counts and money are int8 in SQL; they stay far below 2^53, so numbers are safe.
@@ -52,7 +54,7 @@ export function connectPostgres(url: string, poolSize: number): Database {
     if (at !== undefined) busy.stop(at);
     takenAt.delete(client);
   });
-  return {
+  const db: Database = {
     kind: 'postgres',
     async query<R>(text: string, params?: readonly unknown[]) {
       const r = await pool.query(text, params as unknown[] | undefined);
@@ -86,7 +88,9 @@ export function connectPostgres(url: string, poolSize: number): Database {
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
     close: () => pool.end(),
+    as: () => db,
   };
+  return db;
 }
 
 export async function openPglite(dataDir: string | null): Promise<Database> {
@@ -104,7 +108,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   let busySince = 0;
   const enter = () => { if (active++ === 0) busySince = busy.start(); };
   const leave = () => { if (--active === 0) busy.stop(busySince); };
-  return {
+  const embedded: Database = {
     kind: 'pglite',
     async query<R>(text: string, params?: readonly unknown[]) {
       enter();
@@ -146,7 +150,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
         unlock();
       }
     },
+    as: () => embedded,
   };
+  return embedded;
 }
 
 export async function openDatabase(opts: { url: string | null; dataDir: string | null; poolSize: number }): Promise<Database> {
