@@ -44,8 +44,8 @@ function recorder(): StreamSink & { ids: number[] } {
   const ids: number[] = [];
   return {
     ids,
-    write(text) {
-      for (const m of text.matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
+    write(events) {
+      for (const m of events.toString('utf8').matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
       return true;
     },
     end() {},
