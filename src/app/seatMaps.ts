@@ -49,11 +49,8 @@ export class SeatMaps {
     if (!layout) return null;
     // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
     await publishPending(this.db);
-    const [states, prices] = await Promise.all([
-      seatStates(this.db, showId),
-      this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),
-    ]);
-    const tiers = prices.rows[0]?.price_tiers ?? {};
+    const states = await seatStates(this.db, showId);
+    const tiers = states.priceTiers;
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.
     const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
