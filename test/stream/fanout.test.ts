@@ -4,6 +4,7 @@
 // a delta twice. In process, with a feed and map stand-ins (no I/O needed).
 import { describe, expect, it } from 'vitest';
 import { setImmediate as tick } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { SeatStreams, type StreamSink } from '../../src/app/seatStream.js';
 import { DeltaBuffer, type Delta } from '../../src/live/deltas.js';
 import type { FeedListener, SeatFeed } from '../../src/live/seatFeed.js';
@@ -13,7 +14,9 @@ import type { LiveMetrics } from '../../src/live/liveMetrics.js';
 import type { LiveMapSettings } from '../../src/config.js';
 
 const SHOW = 'shw_fanout';
-const VIEWERS = 1700; // more than three slices
+const VIEWERS = 1700;
+/** Each write takes this long (a socket write is a few µs): 1,700 of them outlast several turns of FANOUT_TURN_MS. */
+const WRITE_US = 20;
 
 function setUp() {
   const buffer = new DeltaBuffer(600);
@@ -45,6 +48,8 @@ function recorder(): StreamSink & { ids: number[] } {
   return {
     ids,
     write(events) {
+      const until = performance.now() + WRITE_US / 1000;
+      while (performance.now() < until);
       for (const m of events.toString('utf8').matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
       return true;
     },
@@ -74,11 +79,11 @@ describe('the fan-out to many viewers', () => {
     publish(3);
     publish(4);
     const late = await viewer(streams); // attaches mid-pass: gets 1..4 from the buffer
-    for (let i = 0; i < 20; i++) await tick();
+    for (let i = 0; i < 40; i++) await tick();
 
     for (const s of [...sinks, late]) expect(s.ids).toEqual([1, 2, 3, 4]);
     publish(5);
-    for (let i = 0; i < 20; i++) await tick();
+    for (let i = 0; i < 40; i++) await tick();
     for (const s of [...sinks, late]) expect(s.ids).toEqual([1, 2, 3, 4, 5]);
     streams.stop();
   });
