@@ -42,11 +42,12 @@ export interface SeatStream {
 
 /**
  * A fan-out pass writes for up to this long per event loop turn, then lets the
- * loop answer what waits (holds) before it goes on: about 3,000 viewers a turn at
- * ~3 µs a write on a busy 2-core machine, so 10,000 viewers take 3-4 turns, and a hold
+ * loop answer what waits (holds) before it goes on: about 8,000 viewers a turn at
+ * ~2 µs a write, so 10,000 viewers take one or two turns (more on a machine that
+ * gives the process less than a core: the clock runs while it waits), and a hold
  * waits at most this long for the stream.
  */
-export const FANOUT_TURN_MS = 8;
+export const FANOUT_TURN_MS = 16;
 /** The clock is read once per this many viewers. */
 const FANOUT_CHECK_EVERY = 128;
 

@@ -41,7 +41,7 @@ export function openEventStream(res: ServerResponse, maxQueuedBytes: number): St
   let allowance = maxQueuedBytes;
   return {
     write(event) {
-      if (res.destroyed || res.writableEnded) return false;
+      if (res.destroyed || res.writableEnded || (framed && socket.destroyed)) return false;
       allowance = Math.max(allowance, maxQueuedBytes + event.length);
       if (framed) socket.write(chunkOf(event));
       else res.write(event);
