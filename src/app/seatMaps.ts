@@ -58,9 +58,15 @@ export class SeatMaps {
     const before = await previous?.catch(() => null);
     if (before && before.etag === etag) return before;
     const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
-    const seats = layout.seats.map((s) => {
-      // Assigned, not spread: a stadium has 60,000 of them every refresh.
-      const seat: MapSeat = { seat: s.seat_id, status: statusOf.get(s.seat_id) ?? 'available', tier: s.tier, price: tiers[s.tier] ?? null, row: s.row, number: s.number };
+    // With the same prices, a seat whose status did not change is the last map's
+    // object: a stadium's refresh makes a few new seats, not 60,000.
+    const last = before && before.etag.endsWith(`.${priceTag}"`) ? before.seats : null;
+    const seats = layout.seats.map((s, i) => {
+      const status = statusOf.get(s.seat_id) ?? 'available';
+      const was = last?.[i];
+      if (was && was.seat === s.seat_id && was.status === status && was.tier === s.tier) return was;
+      // Assigned, not spread.
+      const seat: MapSeat = { seat: s.seat_id, status, tier: s.tier, price: tiers[s.tier] ?? null, row: s.row, number: s.number };
       if (s.section) seat.section = s.section;
       if (s.accessible) seat.accessible = true;
       return seat;

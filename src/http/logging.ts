@@ -126,10 +126,16 @@ export class RequestLines extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
-    const level = status === 503 ? (shed.has(request) ? 'info' : 'warn') : status >= 500 || error ? 'error' : this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
     // The line is built only when it is written (at LOG_LEVEL=warn, an answered map read writes none).
     const log = request.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
-    if (log.isLevelEnabled && !log.isLevelEnabled(level)) return;
+    const writes = (l: string) => !log.isLevelEnabled || log.isLevelEnabled(l);
+    let level: 'debug' | 'info' | 'warn' | 'error';
+    if (status === 503) level = shed.has(request) ? 'info' : 'warn';
+    else if (status >= 500 || error) level = 'error';
+    // Debug is below info: with info off, neither is written.
+    else if (!writes('info')) return;
+    else level = this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    if (!writes(level)) return;
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     request.log[level](
       { req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) },
