@@ -3,7 +3,6 @@
 // a fresh snapshot. Viewers are bounded per instance; one that cannot keep up is
 // dropped (it resumes). Transport-free: the route hands in a sink that writes bytes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { performance } from 'node:perf_hooks';
 import type { LiveMapSettings } from '../config.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import type { Delta } from '../live/deltas.js';
@@ -41,15 +40,13 @@ export interface SeatStream {
 }
 
 /**
- * A fan-out pass writes for up to this long per event loop turn, then lets the
- * loop answer what waits (holds) before it goes on: about 8,000 viewers a turn at
- * ~2 µs a write, so 10,000 viewers take one or two turns (more on a machine that
- * gives the process less than a core: the clock runs while it waits), and a hold
- * waits at most this long for the stream.
+ * Viewers written to per event loop turn when a delta fans out. Measured against
+ * turns of 8 and 16 ms (3,000-8,000 viewers): long turns left PostgreSQL idle
+ * while they ran (the holds' and the feed's queries wait for the turn to end), and
+ * with 10,000 viewers both the hold answers and the delivery were worse
+ * (docs/live-map.md).
  */
-export const FANOUT_TURN_MS = 16;
-/** The clock is read once per this many viewers. */
-const FANOUT_CHECK_EVERY = 128;
+export const FANOUT_SLICE = 500;
 
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
@@ -179,7 +176,7 @@ export class SeatStreams {
   }
 
   /**
-   * Hands deltas to the show's viewers, FANOUT_TURN_MS of writes per event loop turn, so
+   * Hands deltas to the show's viewers, FANOUT_SLICE viewers per event loop turn, so
    * thousands of viewers do not hold the loop (and every hold request) for one long
    * turn. One pass at a time per show: deltas arriving during a pass wait for the
    * next, so every viewer gets them in version order, and a viewer gets all the
@@ -201,11 +198,7 @@ export class SeatStreams {
     let i = 0;
     const step = () => {
       let sent = 0;
-      const until = performance.now() + FANOUT_TURN_MS;
-      while (i < viewers.length) {
-        for (const end = Math.min(viewers.length, i + FANOUT_CHECK_EVERY); i < end; i++) sent += this.send(viewers[i]!, deltas, runs);
-        if (performance.now() >= until) break;
-      }
+      for (const end = Math.min(viewers.length, i + FANOUT_SLICE); i < end; i++) sent += this.send(viewers[i]!, deltas, runs);
       if (sent) this.metrics.deltasSent.inc(sent);
       if (i < viewers.length) return void setImmediate(step);
       if (pump.queue.length) return this.pass(showId, pump);
