@@ -23,6 +23,7 @@
 //   BENCH_SEATS=400                seats of the show (rows of 20)
 //   BENCH_OPEN_BATCH=500           viewers connecting at a time
 //   BENCH_ROUNDS=2                 slices per target (none, boxoffice, bare), taken in ABBA order
+//   BENCH_CPU_PROF=1               profile the service and the bare broadcaster into .bench-out/prof
 import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
@@ -33,7 +34,7 @@ import { Agent, request } from 'undici';
 import { runBenchmark, onCleanup } from './lib/cleanup.js';
 import { writeSummary } from './lib/summary.js';
 import { adminQuery, createBenchDatabase } from './lib/db.js';
-import { REPO_ROOT, machineBusySeconds, startChild, startService } from './lib/child.js';
+import { REPO_ROOT, machineBusySeconds, profileFlags, startChild, startService } from './lib/child.js';
 import { adminToken, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import type { ViewerResults } from './lib/sseViewers.js';
 import { envNumber, fixed, table } from './lib/stats.js';
@@ -427,10 +428,10 @@ runBenchmark(async () => {
 
   const db = await createBenchDatabase();
   note(`database ${db.name}`);
-  const service = await startService({ databaseUrl: db.url });
+  const service = await startService({ databaseUrl: db.url, nodeFlags: profileFlags('boxoffice-stream') });
   note(`service pid ${service.pid} on ${service.baseUrl}`);
   const bare = await startChild({
-    name: 'bare-stream', script: path.join(REPO_ROOT, 'dist/bench/lib/bareStream.js'), env: {}, ready: /bare stream listening on (\d+)/,
+    name: 'bare-stream', script: path.join(REPO_ROOT, 'dist/bench/lib/bareStream.js'), env: {}, ready: /bare stream listening on (\d+)/, nodeFlags: profileFlags('bare-stream'),
   });
   note(`bare broadcaster pid ${bare.pid} on ${bare.baseUrl}`);
 

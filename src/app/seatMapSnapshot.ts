@@ -25,8 +25,11 @@ export class SeatMapSnapshot {
   private grouped: Map<string, MapSeat[]> | null = null;
   private readonly parts = new Map<string, EncodedBody>();
 
-  /** `etag` is the map's strong tag; it must change whenever any seat's answer does. */
-  constructor(readonly showId: string, readonly version: number, readonly etag: string, private readonly seats: readonly MapSeat[]) {}
+  /**
+   * `etag` is the map's strong tag; it must change whenever any seat's answer does.
+   * `seats` are never changed once here (the next refresh may share the unchanged ones).
+   */
+  constructor(readonly showId: string, readonly version: number, readonly etag: string, readonly seats: readonly MapSeat[]) {}
 
   /** The whole map (a stadium's is ~6 MB: made only when someone asks for it, not for its sections). */
   get map(): EncodedBody {

@@ -49,11 +49,8 @@ export class SeatMaps {
     if (!layout) return null;
     // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
     await publishPending(this.db);
-    const [states, prices] = await Promise.all([
-      seatStates(this.db, showId),
-      this.db.query<{ price_tiers: Record<string, number> }>('select price_tiers from shows where id = $1', [showId]),
-    ]);
-    const tiers = prices.rows[0]?.price_tiers ?? {};
+    const states = await seatStates(this.db, showId);
+    const tiers = states.priceTiers;
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.
     const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
@@ -61,9 +58,15 @@ export class SeatMaps {
     const before = await previous?.catch(() => null);
     if (before && before.etag === etag) return before;
     const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));
-    const seats = layout.seats.map((s) => {
-      // Assigned, not spread: a stadium has 60,000 of them every refresh.
-      const seat: MapSeat = { seat: s.seat_id, status: statusOf.get(s.seat_id) ?? 'available', tier: s.tier, price: tiers[s.tier] ?? null, row: s.row, number: s.number };
+    // With the same prices, a seat whose status did not change is the last map's
+    // object: a stadium's refresh makes a few new seats, not 60,000.
+    const last = before && before.etag.endsWith(`.${priceTag}"`) ? before.seats : null;
+    const seats = layout.seats.map((s, i) => {
+      const status = statusOf.get(s.seat_id) ?? 'available';
+      const was = last?.[i];
+      if (was && was.seat === s.seat_id && was.status === status && was.tier === s.tier) return was;
+      // Assigned, not spread.
+      const seat: MapSeat = { seat: s.seat_id, status, tier: s.tier, price: tiers[s.tier] ?? null, row: s.row, number: s.number };
       if (s.section) seat.section = s.section;
       if (s.accessible) seat.accessible = true;
       return seat;

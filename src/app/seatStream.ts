@@ -13,8 +13,11 @@ import type { SeatMapAnswer, SeatMaps } from './seatMaps.js';
 import { seatsBySection } from '../domain/seatSections.js';
 
 export interface StreamSink {
-  /** Writes text; false when the viewer cannot take more (too slow, or gone). */
-  write(text: string): boolean;
+  /**
+   * Writes whole events (UTF-8, shared by every viewer they go to: never changed);
+   * false when the viewer cannot take more (too slow, or gone).
+   */
+  write(events: Buffer): boolean;
   /** Ends the stream (the connection closes). */
   end(): void;
 }
@@ -36,8 +39,22 @@ export interface SeatStream {
   close(): void;
 }
 
-/** Viewers written to per event loop turn when a delta fans out. */
-const FANOUT_SLICE = 500;
+/**
+ * Viewers written to per event loop turn when a delta fans out. Measured against
+ * turns of 8 and 16 ms (3,000-8,000 viewers): long turns left PostgreSQL idle
+ * while they ran (the holds' and the feed's queries wait for the turn to end), and
+ * with 10,000 viewers both the hold answers and the delivery were worse
+ * (docs/live-map.md).
+ */
+export const FANOUT_SLICE = 500;
+
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
+/** The events a viewer gets in one fan-out pass (the pass's deltas from one of them on, for one section), built once per pass. */
+interface Run {
+  bytes: Buffer | null;
+  events: number;
+}
 
 const sectionSeats = new WeakMap<HallLayout, Map<string, Set<string>>>();
 
@@ -55,9 +72,10 @@ export class SeatStreams {
   private readonly byShow = new Map<string, Set<Viewer>>();
   private viewers = 0;
   private readonly heartbeat: NodeJS.Timeout;
-  /** Event texts, built once per delta and section ('' for the whole show): null when the section is untouched. */
-  private readonly deltaTexts = new WeakMap<Delta, Map<string, string | null>>();
-  private readonly snapshots = new Map<string, { etag: string; text: string }>();
+  /** Event bytes, built once per delta and section ('' for the whole show): null when the section is untouched. */
+  private readonly deltaEvents = new WeakMap<Delta, Map<string, Buffer | null>>();
+  private readonly snapshots = new Map<string, { etag: string; bytes: Buffer }>();
+  private readonly retry: Buffer;
   /** Per show: deltas waiting for the next fan-out pass, and whether a pass is under way. */
   private readonly pumps = new Map<string, { queue: Delta[]; running: boolean }>();
   private readonly unlisten: () => void;
@@ -70,6 +88,7 @@ export class SeatStreams {
     private readonly metrics: LiveMetrics,
   ) {
     this.unlisten = feed.listen({ deltas: (showId, ds) => this.deliver(showId, ds), resync: () => this.endAll('resync') });
+    this.retry = Buffer.from(`retry: ${settings.retryMs}\n\n`);
     this.heartbeat = setInterval(() => this.beat(), settings.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -112,7 +131,7 @@ export class SeatStreams {
 
   private async start(v: Viewer, sink: StreamSink, lastEventId: string | undefined): Promise<void> {
     v.sink = sink;
-    if (!sink.write(`retry: ${this.settings.retryMs}\n\n`)) return this.drop(v, 'slow');
+    if (!sink.write(this.retry)) return this.drop(v, 'slow');
     const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : null;
     if (resumeFrom !== null) {
       let missed = this.feed.buffer(v.showId)?.since(resumeFrom);
@@ -137,7 +156,7 @@ export class SeatStreams {
       const buffer = this.feed.buffer(v.showId);
       const after = buffer?.last != null && buffer.last > map.version ? buffer.since(map.version) : [];
       if (after) {
-        if (!sink.write(this.snapshotText(v, map))) return this.drop(v, 'slow');
+        if (!sink.write(this.snapshotEvent(v, map))) return this.drop(v, 'slow');
         v.last = map.version;
         return this.attach(v, after);
       }
@@ -152,14 +171,16 @@ export class SeatStreams {
     let set = this.byShow.get(v.showId);
     if (!set) this.byShow.set(v.showId, (set = new Set()));
     set.add(v);
-    this.send(v, missed);
+    const sent = this.send(v, missed, new Map());
+    if (sent) this.metrics.deltasSent.inc(sent);
   }
 
   /**
    * Hands deltas to the show's viewers, FANOUT_SLICE viewers per event loop turn, so
    * thousands of viewers do not hold the loop (and every hold request) for one long
    * turn. One pass at a time per show: deltas arriving during a pass wait for the
-   * next, so every viewer gets them in version order.
+   * next, so every viewer gets them in version order, and a viewer gets all the
+   * deltas of a pass in one write (the same bytes as every viewer at its version).
    */
   private deliver(showId: string, deltas: readonly Delta[]): void {
     let pump = this.pumps.get(showId);
@@ -173,9 +194,12 @@ export class SeatStreams {
     const deltas = pump.queue;
     pump.queue = [];
     const viewers = [...(this.byShow.get(showId) ?? [])];
+    const runs = new Map<string, Run>();
     let i = 0;
     const step = () => {
-      for (const end = Math.min(viewers.length, i + FANOUT_SLICE); i < end; i++) this.send(viewers[i]!, deltas);
+      let sent = 0;
+      for (const end = Math.min(viewers.length, i + FANOUT_SLICE); i < end; i++) sent += this.send(viewers[i]!, deltas, runs);
+      if (sent) this.metrics.deltasSent.inc(sent);
       if (i < viewers.length) return void setImmediate(step);
       if (pump.queue.length) return this.pass(showId, pump);
       this.pumps.delete(showId);
@@ -183,51 +207,68 @@ export class SeatStreams {
     step();
   }
 
-  private send(v: Viewer, deltas: readonly Delta[]): void {
-    for (const d of deltas) {
-      if (v.closed) return;
-      if (d.version <= v.last) continue;
-      v.last = d.version;
-      const text = this.deltaText(d, v);
-      if (text === null) continue;
-      this.metrics.deltasSent.inc();
-      if (!v.sink!.write(text)) return this.drop(v, 'slow');
+  /** Writes the deltas after the viewer's version (one write); how many delta events that was. */
+  private send(v: Viewer, deltas: readonly Delta[], runs: Map<string, Run>): number {
+    if (v.closed) return 0;
+    let from = 0;
+    while (from < deltas.length && deltas[from]!.version <= v.last) from++;
+    if (from === deltas.length) return 0;
+    v.last = deltas.at(-1)!.version;
+    const run = this.runOf(deltas, from, v, runs);
+    if (run.bytes === null) return 0;
+    if (!v.sink!.write(run.bytes)) this.drop(v, 'slow');
+    return run.events;
+  }
+
+  /** The events of `deltas` from `from` on that the viewer's section (or whole show) gets, joined once per pass. */
+  private runOf(deltas: readonly Delta[], from: number, v: Viewer, runs: Map<string, Run>): Run {
+    const key = `${from}\u0000${v.section ?? ''}`;
+    let run = runs.get(key);
+    if (!run) {
+      const events: Buffer[] = [];
+      for (let k = from; k < deltas.length; k++) {
+        const e = this.deltaEvent(deltas[k]!, v);
+        if (e) events.push(e);
+      }
+      run = { bytes: events.length === 0 ? null : events.length === 1 ? events[0]! : Buffer.concat(events), events: events.length };
+      runs.set(key, run);
     }
+    return run;
   }
 
   private beat(): void {
     for (const set of this.byShow.values()) {
-      for (const v of set) if (!v.sink!.write(': heartbeat\n\n')) this.drop(v, 'slow');
+      for (const v of set) if (!v.sink!.write(HEARTBEAT)) this.drop(v, 'slow');
     }
   }
 
-  private deltaText(d: Delta, v: Viewer): string | null {
-    let texts = this.deltaTexts.get(d);
-    if (!texts) this.deltaTexts.set(d, (texts = new Map()));
+  private deltaEvent(d: Delta, v: Viewer): Buffer | null {
+    let events = this.deltaEvents.get(d);
+    if (!events) this.deltaEvents.set(d, (events = new Map()));
     const key = v.section ?? '';
-    let text = texts.get(key);
-    if (text === undefined) {
+    let event = events.get(key);
+    if (event === undefined) {
       const seats = v.inSection;
       const changes = seats ? d.changes.filter((c) => seats.has(c.seat)) : d.changes;
-      text = changes.length === 0 ? null : `id: ${d.version}\nevent: delta\ndata: ${JSON.stringify({ version: d.version, changes })}\n\n`;
-      texts.set(key, text);
+      event = changes.length === 0 ? null : Buffer.from(`id: ${d.version}\nevent: delta\ndata: ${JSON.stringify({ version: d.version, changes })}\n\n`);
+      events.set(key, event);
     }
-    return text;
+    return event;
   }
 
-  private snapshotText(v: Viewer, map: SeatMapAnswer): string {
+  private snapshotEvent(v: Viewer, map: SeatMapAnswer): Buffer {
     const key = `${v.showId}\u0000${v.section ?? ''}`;
     const cached = this.snapshots.get(key);
-    if (cached?.etag === map.etag) return cached.text;
+    if (cached?.etag === map.etag) return cached.bytes;
     // The section's part of the map is built once per map refresh (null only for a
     // section the hall lacks, which open() refused already).
     const part = v.section === null ? map.body : map.section(v.section)?.bytes;
     if (!part) throw new Error(`show ${v.showId}: the map has no section ${v.section}`);
-    const data = part.toString('utf8');
-    const text = `id: ${map.version}\nevent: snapshot\ndata: ${data}\n\n`;
+    // The map's JSON is one line: it stands as the data line as it is.
+    const bytes = Buffer.concat([Buffer.from(`id: ${map.version}\nevent: snapshot\ndata: `), part, Buffer.from('\n\n')]);
     if (this.snapshots.size > 1000) this.snapshots.clear();
-    this.snapshots.set(key, { etag: map.etag, text });
-    return text;
+    this.snapshots.set(key, { etag: map.etag, bytes });
+    return bytes;
   }
 
   private drop(v: Viewer, reason: 'slow' | 'resync' | 'shutdown' | 'gone'): void {

@@ -5,6 +5,7 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
+import { requestLogger } from './requestLog.js';
 
 /** Query parameters whose values are secrets; names compared after decoding (`k%65y` is `key`). */
 const SECRET_PARAMETERS = new Set(['key', 'token', 'access_token']);
@@ -125,7 +126,16 @@ export class RequestLines extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
-    const level = status === 503 ? (shed.has(request) ? 'info' : 'warn') : status >= 500 || error ? 'error' : this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    // The line is built only when it is written (at LOG_LEVEL=warn, an answered map read writes none).
+    const log = request.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    const writes = (l: string) => !log.isLevelEnabled || log.isLevelEnabled(l);
+    let level: 'debug' | 'info' | 'warn' | 'error';
+    if (status === 503) level = shed.has(request) ? 'info' : 'warn';
+    else if (status >= 500 || error) level = 'error';
+    // Debug is below info: with info off, neither is written.
+    else if (!writes('info')) return;
+    else level = this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    if (!writes(level)) return;
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     request.log[level](
       { req: request, res: reply, responseTime: ms, ...(error ? { err: error } : {}) },
@@ -138,9 +148,14 @@ export class RequestLines extends LogController {
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 export const isProbe = (path: string) => PROBES.has(path);
 
-/** Fastify's logging for a logger: that logger, one line per request (`quiet` ones at debug); or none at all. */
+/**
+ * Fastify's logging for a logger: that logger, one line per request (`quiet` ones
+ * at debug), each request's child logger made only when it writes; or none at all.
+ */
 export function appLogging(log: Logger | null, quiet: (path: string) => boolean = isProbe) {
-  return log ? { loggerInstance: log as FastifyBaseLogger, logController: new RequestLines(quiet) } : { logger: false as const };
+  return log
+    ? { loggerInstance: log as FastifyBaseLogger, logController: new RequestLines(quiet), childLoggerFactory: requestLogger }
+    : { logger: false as const };
 }
 
 /** A logger given ready-made, one made from options under `name`, or none. */

@@ -28,7 +28,8 @@ export class SeatFeed {
   private cursor: number | null = null;
 
   constructor(private readonly db: Database, private readonly settings: LiveMapSettings, private readonly metrics: LiveMetrics, log: Log) {
-    this.loop = new Loop('seat-feed', () => this.pass(), settings.feedIntervalMs, log);
+    // Fixed rate: a change waits for the next pass's start, not for the pass before plus an interval.
+    this.loop = new Loop('seat-feed', () => this.pass(), settings.feedIntervalMs, log, { fixedRate: true });
   }
 
   async start(): Promise<void> {

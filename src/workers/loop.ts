@@ -1,5 +1,7 @@
 // A background task run every interval, one pass at a time: a pass that fails
 // is logged and the next one retries. Every worker of an instance is one Loop.
+// The interval is the pause between passes, or, `fixedRate`, from one pass's
+// start to the next (a pass that takes longer is followed at once).
 export type Log = { warn: (o: object, m: string) => void };
 
 export class Loop {
@@ -7,7 +9,13 @@ export class Loop {
   private pass: Promise<void> | null = null;
   private stopped = true;
 
-  constructor(private readonly name: string, private readonly task: () => Promise<unknown>, private readonly intervalMs: number, private readonly log: Log) {}
+  constructor(
+    private readonly name: string,
+    private readonly task: () => Promise<unknown>,
+    private readonly intervalMs: number,
+    private readonly log: Log,
+    private readonly o: { fixedRate?: boolean } = {},
+  ) {}
 
   start(): void {
     if (!this.stopped) return;
@@ -33,7 +41,10 @@ export class Loop {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.runOnce().then(() => this.schedule(this.intervalMs)), delay);
+    this.timer = setTimeout(() => {
+      const started = Date.now();
+      void this.runOnce().then(() => this.schedule(this.o.fixedRate ? Math.max(0, this.intervalMs - (Date.now() - started)) : this.intervalMs));
+    }, delay);
     this.timer.unref();
   }
 }

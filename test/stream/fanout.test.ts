@@ -44,8 +44,8 @@ function recorder(): StreamSink & { ids: number[] } {
   const ids: number[] = [];
   return {
     ids,
-    write(text) {
-      for (const m of text.matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
+    write(events) {
+      for (const m of events.toString('utf8').matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
       return true;
     },
     end() {},
@@ -74,11 +74,11 @@ describe('the fan-out to many viewers', () => {
     publish(3);
     publish(4);
     const late = await viewer(streams); // attaches mid-pass: gets 1..4 from the buffer
-    for (let i = 0; i < 20; i++) await tick();
+    for (let i = 0; i < 40; i++) await tick();
 
     for (const s of [...sinks, late]) expect(s.ids).toEqual([1, 2, 3, 4]);
     publish(5);
-    for (let i = 0; i < 20; i++) await tick();
+    for (let i = 0; i < 40; i++) await tick();
     for (const s of [...sinks, late]) expect(s.ids).toEqual([1, 2, 3, 4, 5]);
     streams.stop();
   });

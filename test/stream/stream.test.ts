@@ -213,7 +213,10 @@ describe('the seat map stream', () => {
     const written: string[] = [];
     let ended = false;
     // A sink whose queue is full once a delta comes: what src/http/sse.ts reports for a viewer that stopped reading.
-    const sink = { write: (text: string) => { written.push(text); return !text.includes('event: delta'); }, end: () => { ended = true; } };
+    const sink = {
+      write: (events: Buffer) => { const text = events.toString('utf8'); written.push(text); return !text.includes('event: delta'); },
+      end: () => { ended = true; },
+    };
     const slow = await t.service.ctx.seatStreams.open({ showId });
     await slow.start(sink);
     expect(written[1]).toMatch(/^id: \d+\nevent: snapshot\n/);

@@ -12,8 +12,8 @@ const notModified = { ...noBody('Not modified: the answer is still the one of If
 const compression = 'Honours Accept-Encoding (br, gzip; each compressed once per refresh, `Vary: Accept-Encoding`), ETag and If-None-Match (304).';
 
 export default async function seatRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
-  const reads = { not_modified: ctx.metrics.seatMapReads.labels('not_modified'), cache: ctx.metrics.seatMapReads.labels('cache'), database: ctx.metrics.seatMapReads.labels('database') };
-  const count = (sent: MapAnswerSent, cached: boolean) => reads[sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database'].inc();
+  const reads = ctx.metrics.seatMapReadTally;
+  const count = (sent: MapAnswerSent, cached: boolean) => void reads[sent === 'not_modified' ? 'not_modified' : cached ? 'cache' : 'database']++;
 
   /**
    * Answers with `pick(map)`: at once when the map and the chosen bytes are built
