@@ -52,7 +52,7 @@ export function runBenchmark(main: () => Promise<void>): void {
     process.on('SIGHUP', onSignal);
   }
   main().then(
-    () => cleanup().then(() => process.exit(0)),
+    () => cleanup().then(() => process.exit(process.exitCode ?? 0)),
     (err) => {
       process.stderr.write(`benchmark failed: ${err instanceof Error ? err.stack : String(err)}\n`);
       void cleanup().finally(() => process.exit(1));
