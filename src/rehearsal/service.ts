@@ -33,7 +33,7 @@ export async function serviceUnderTest(o: Readonly<Options>, log: (s: string) =>
   const port = await freePort();
   const paysimPort = await freePort();
   const admin = { email: 'rehearsal-admin@boxoffice.invalid', password: randomBytes(18).toString('base64url') };
-  const databaseUrl = process.env.DATABASE_URL || null;
+  const databaseUrl = o.serviceEnv.DATABASE_URL || process.env.DATABASE_URL || null;
   const env: Record<string, string> = {
     HOST: '127.0.0.1', PORT: String(port), PAYSIM_PORT: String(paysimPort), BOXOFFICE_DEMO: '0', LOG_LEVEL: 'warn',
     BOXOFFICE_ADMIN_EMAIL: admin.email, BOXOFFICE_ADMIN_PASSWORD: admin.password, BOXOFFICE_TOKEN_SECRET: randomBytes(32).toString('base64url'),
