@@ -58,9 +58,10 @@ export function startMonitor(o: { baseUrl: string; adminToken: string; showId: s
     const s = r.second();
     const attempts = r.recent('holdAttempts', 5);
     const p99 = r.window(['hold', 'booking'], s - 5, s).summary().p99;
-    const sold = samples.seats.at(-1)?.booked ?? r.totals.seatsSold;
+    const seats = samples.seats.at(-1);
+    const sold = seats?.booked ?? r.totals.seatsSold;
     const lines = [
-      `onsale ${s} s: arrived ${r.arrived}, done ${r.done}; sold ${sold} of ${o.seats * o.shows} seats; held ${r.heldNow}`,
+      `onsale ${s} s: arrived ${r.arrived}, done ${r.done}; sold ${sold} of ${o.seats * o.shows} seats; held ${seats?.held ?? r.heldNow}`,
       `  waiting ${o.edge?.status?.waiting ?? r.waitingNow}, admitted/min ${r.recent('admitted', 60)} (total ${r.totals.admitted}); holds/s ${r.recent('holds', 1)}; ` +
         `409 rate ${attempts ? ((100 * r.recent('conflicts', 5)) / attempts).toFixed(0) : '-'} %; 503s ${r.totals.shed}; timeouts ${r.totals.timeouts}; hold+booking p99 ${Number.isFinite(p99) ? p99.toFixed(0) : '-'} ms`,
     ];
