@@ -4,6 +4,7 @@
 // a bounded number of times, and not at all once the map shows no seat available.
 import { seededRandom, type Random } from '../payments/simulator/rng.js';
 import type { QueueEdge } from './edge.js';
+import type { EdgeCache } from './edgeCache.js';
 import type { BuyerHttp } from './http.js';
 import type { Options } from './options.js';
 import { pay, sleep, type PaymentMix } from './payment.js';
@@ -19,6 +20,8 @@ export interface Market {
   showIds: readonly string[];
   /** The waiting room's shared status (waiting-room shows only). */
   edge: QueueEdge | null;
+  /** The public map reads through the edge (shared, at most a second old), or null: every buyer reads the origin. */
+  maps: EdgeCache | null;
   stopAt: number;
   /** Every hold and booking the buyers made, with the owner's token, for the audit. */
   holds: { id: string; token: string }[];
@@ -63,21 +66,31 @@ async function queueUp(m: Market, b: BuyerAccount, showId: string, fate: { posit
   }
 }
 
+const ranking = new WeakMap<object, MapSeat[]>();
+
+/** A public read, through the edge when there is one. */
+function publicRead(m: Market, step: 'sections' | 'map', path: string) {
+  return m.maps ? m.maps.get(step, path) : m.http.send(step, 'GET', path);
+}
+
 /** The available seats, best first, from the map (a stadium: its sections, then one section). Null on an error. */
 async function readMap(m: Market, showId: string, want: number, random: Random): Promise<{ ranked: MapSeat[]; anyHeld: boolean } | null> {
   let query = '';
   if (m.opts.sections) {
-    const s = await m.http.send('sections', 'GET', `/v1/shows/${showId}/sections`);
+    const s = await publicRead(m, 'sections', `/v1/shows/${showId}/sections`);
     if (s?.status !== 200) return null;
     const sections = s.body.sections as (SectionSummary & { held: number })[];
     const section = chooseSection(sections, want, random);
     if (section === null) return { ranked: [], anyHeld: sections.some((x) => x.held > 0) };
     query = `?section=${encodeURIComponent(section)}`;
   }
-  const r = await m.http.send('map', 'GET', `/v1/shows/${showId}/seats${query}`);
+  const r = await publicRead(m, 'map', `/v1/shows/${showId}/seats${query}`);
   if (r?.status !== 200) return null;
   const seats = r.body.seats as MapSeat[];
-  return { ranked: rankSeats(seats), anyHeld: seats.some((x) => x.status === 'held') };
+  // A shared answer is ranked once; each buyer filters its own copy.
+  let ranked = ranking.get(r.body);
+  if (!ranked) ranking.set(r.body, (ranked = rankSeats(seats)));
+  return { ranked: [...ranked], anyHeld: seats.some((x) => x.status === 'held') };
 }
 
 /** Holds and pays for seats of one show; true once a booking is confirmed. */
@@ -90,12 +103,19 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
   let view: { ranked: MapSeat[]; anyHeld: boolean } | null = null;
   let conflicts = 0;
   let emptyReads = 0;
+  let failedReads = 0;
+  let shed = 0;
   try {
     for (let attempt = 0; attempt < m.opts.maxAttempts && !after(m);) {
       if (!view || conflicts >= 2) {
         view = await readMap(m, showId, want, random);
         conflicts = 0;
-        if (!view) { await wait(m, 1000); continue; }
+        if (!view) {
+          // No map: try again later, backing off; a buyer who cannot see the map for long leaves.
+          if (++failedReads > m.opts.maxAttempts) return false;
+          await wait(m, 1000 * 2 ** Math.min(failedReads, 4) * (0.5 + random()));
+          continue;
+        }
       }
       if (view.ranked.length === 0) {
         // Nothing available: sold out, unless someone's hold may still lapse; look twice more at most.
@@ -109,7 +129,13 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
       m.rec.count('holdAttempts');
       const h = await m.http.send('hold', 'POST', `/v1/shows/${showId}/holds`, { token: b.token, body: { seats }, headers: gate });
       if (!h) continue;
-      if (h.status === 503 || h.status === 429) { attempt--; await wait(m, h.retryAfter * 1000); continue; }
+      if (h.status === 503 || h.status === 429) {
+        // Shed: not a lost race; ask again when told, a bounded number of times.
+        if (++shed > 4 * m.opts.maxAttempts) return false;
+        attempt--;
+        await wait(m, h.retryAfter * 1000 * (1 + random()));
+        continue;
+      }
       if (h.status === 409 && h.body?.code === 'SEAT_UNAVAILABLE') {
         m.rec.count('conflicts');
         const taken = new Set<string>((h.body.taken as string[] | undefined) ?? seats);

@@ -14,6 +14,8 @@ export interface Options {
   arrivalSeconds: number;
   seed: number;
   waitingRoom: boolean;
+  /** Every buyer reads the seat map from the service, instead of through the modelled edge cache. */
+  originMaps: boolean;
   /** Stadium halls: read the sections summary, then one section's seats. */
   sections: boolean;
   /** Each buyer wants between these many seats (inclusive). */
@@ -44,7 +46,7 @@ export interface Options {
   serviceEnv: Record<string, string>;
 }
 
-type Preset = Omit<Options, 'preset' | 'seed' | 'url' | 'adminEmail' | 'adminPassword' | 'paysimUrl' | 'reportDir' | 'serviceEnv' | 'chaos'> & { chaos: boolean };
+type Preset = Omit<Options, 'preset' | 'seed' | 'url' | 'adminEmail' | 'adminPassword' | 'paysimUrl' | 'reportDir' | 'serviceEnv' | 'chaos' | 'originMaps'> & { chaos: boolean };
 
 const MIX = { abandonRate: 0.05, declineRate: 0.03, slowRate: 0.05, timeoutRate: 0.02 };
 
@@ -74,6 +76,7 @@ export const USAGE = `npm run onsale -- [options]
   --waiting-room | --no-waiting-room      --admit-per-minute N (ceiling of a service it starts)
   --decline-rate R  --slow-rate R  --timeout-rate R  --abandon-rate R   (shares 0..1)
   --chaos | --no-chaos                    (the payment simulator's chaos settings)
+  --origin-maps                           (every buyer reads the seat map from the service, no edge cache)
   --max-seconds S  --settle-seconds S  --hold-ttl-seconds S
   --url URL --admin-email E --admin-password P --paysim-url URL   (a running service)
   --report-dir DIR                        (default onsale-reports/<preset>-<time>)
@@ -103,7 +106,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       preset: text, buyers: text, seats: text, 'arrival-seconds': text, seed: text, 'waiting-room': flag, 'no-waiting-room': flag,
       'admit-per-minute': text, 'decline-rate': text, 'slow-rate': text, 'timeout-rate': text, 'abandon-rate': text, chaos: flag, 'no-chaos': flag,
       'max-seconds': text, 'settle-seconds': text, 'hold-ttl-seconds': text, url: text, 'admin-email': text, 'admin-password': text, 'paysim-url': text,
-      'report-dir': text, help: flag,
+      'report-dir': text, 'origin-maps': flag, help: flag,
     },
   });
   if (v.help) throw new Error(USAGE);
@@ -121,6 +124,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     arrivalSeconds: whole('arrival-seconds', v['arrival-seconds'], p.arrivalSeconds, 0),
     seed: whole('seed', v.seed, Math.floor(Math.random() * 2 ** 31), 0),
     waitingRoom: v['no-waiting-room'] ? false : v['waiting-room'] ? true : p.waitingRoom,
+    originMaps: v['origin-maps'] === true,
     sections: p.sections,
     seatsPerBuyer: p.seatsPerBuyer,
     browseOnlyRate: p.browseOnlyRate,

@@ -6,6 +6,7 @@ import { readBooks, settle } from './auditRead.js';
 import { runBuyer, type Market } from './buyer.js';
 import { REPO_ROOT } from './child.js';
 import { QueueEdge } from './edge.js';
+import { EdgeCache } from './edgeCache.js';
 import { BuyerHttp } from './http.js';
 import { startMonitor, type Samples } from './monitor.js';
 import { CHAOS_SETTINGS, type Options } from './options.js';
@@ -49,7 +50,7 @@ export async function rehearse(opts: Readonly<Options>, log: (s: string) => void
     const rec = new Recorder();
     const http = new BuyerHttp(svc.baseUrl, Math.min(opts.buyers, 1024), rec);
     const edge = opts.waitingRoom ? new QueueEdge(http, showIds[0]!) : null;
-    const market: Market = { http, rec, opts, showIds, edge, stopAt: rec.startedAt + opts.maxSeconds * 1000, holds: [], bookings: [] };
+    const market: Market = { http, rec, opts, showIds, edge, maps: opts.originMaps ? null : new EdgeCache(http), stopAt: rec.startedAt + opts.maxSeconds * 1000, holds: [], bookings: [] };
     const arrivalRandom = seededRandom(opts.seed);
     const arrivals = buyers.map(() => arrivalRandom() * opts.arrivalSeconds * 1000);
     const rankOf = new Map([...arrivals.keys()].sort((a, b) => arrivals[a]! - arrivals[b]!).map((i, r) => [i, r + 1]));
