@@ -93,6 +93,7 @@ export function reportMarkdown(r: RunResult, chartFiles: string[]): string {
     `- holds made ${n0(rec.totals.holds)}, abandoned ${n0(rec.totals.abandoned)}; bookings confirmed ${n0(rec.totals.bookings)}; admitted ${n0(rec.totals.admitted)}`,
     `- service CPU: ${r.serviceCpuSeconds === null ? 'not measured (not started here)' : `${r.serviceCpuSeconds.toFixed(0)} s`}`,
     o.waitingRoom ? '- The edge is modelled: `GET /v1/shows/{id}/queue` (public, up to 2 s stale) is read once a second for all buyers, as a CDN would serve it; each buyer calls `admit` only once `serving` reached its position, honouring `retry_after_seconds`.' : '',
+    o.originMaps ? '- Every buyer read the seat map from the service (`--origin-maps`).' : '- The seat map and sections summary (public, up to 2 s stale, ETag) were read through a modelled edge: one origin read per path a second, shared by the buyers asking in that second; the map latencies above are the origin\'s.',
     '',
   ];
   return lines.join('\n');
