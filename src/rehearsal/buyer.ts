@@ -126,8 +126,9 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
       }
       const seats = chooseSeats(view.ranked, want, random);
       attempt++;
-      m.rec.count('holdAttempts');
       const h = await m.http.send('hold', 'POST', `/v1/shows/${showId}/holds`, { token: b.token, body: { seats }, headers: gate });
+      // Counted when answered, in the same second as its 409 (the 409 rate's denominator).
+      m.rec.count('holdAttempts');
       if (!h) continue;
       if (h.status === 503 || h.status === 429) {
         // Shed: not a lost race; ask again when told, a bounded number of times.
