@@ -58,7 +58,7 @@ function headlineTable(r: RunResult, h: Headline): string[] {
     `| admission-bound limit | ${h.admissionBoundSeconds === null ? 'n/a (no waiting room)' : `${secs(h.admissionBoundSeconds)}: ${n0(h.totalSeats)} seats ÷ (ceiling ${n0(r.samples.room.find((s) => s.ceilingPerMinute !== null)?.ceilingPerMinute ?? o.admitPerMinute)}/min ÷ 60 × ${h.seatsPerPurchase.toFixed(2)} seats per purchase)`} |`,
     `| holds/s (mean over the selling window; peak second) | ${n1(h.holdsPerSecond)}; ${n0(h.peakHoldsPerSecond)} |`,
     `| bookings/s (confirmed, mean over the selling window) | ${n1(h.bookingsPerSecond)} |`,
-    `| 409 rate (lost seat races ÷ hold attempts) | ${pct(h.conflictRate)} (${n0(r.rec.totals.conflicts)} of ${n0(r.rec.totals.holdAttempts)}) |`,
+    `| 409 rate (lost seat races ÷ hold requests, 503s and timeouts included) | ${pct(h.conflictRate)} (${n0(r.rec.totals.conflicts)} of ${n0(r.rec.totals.holdAttempts)}) |`,
     `| 503 count (shed, Retry-After honoured) | ${n0(h.shed)} |`,
     `| requests the buyers gave up on (timeouts) | ${n0(h.timeouts)} |`,
     `| waiting time, join → admission, p50 / p90 / p99 / max | ${o.waitingRoom ? `${n1(h.waiting.p50)} / ${n1(h.waiting.p90)} / ${n1(h.waiting.p99)} / ${n1(h.waiting.max)} s (${n0(h.waiting.count)} admitted)` : 'n/a (no waiting room)'} |`,
