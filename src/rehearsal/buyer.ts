@@ -151,7 +151,7 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
       if (random() < m.opts.abandonRate) {
         m.rec.count('abandoned');
         // Half close the tab (the hold lapses), half press "release".
-        if (random() < 0.5) await m.http.send('hold', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+        if (random() < 0.5) await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
         return false;
       }
       m.rec.heldNow += seats.length;
@@ -163,7 +163,7 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
       }
       if (end === 'confirmed') return true;
       if (end === 'lost') { view = null; continue; }
-      if (end === 'gave_up') await m.http.send('hold', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+      if (end === 'gave_up') await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
       return false;
     }
     return false;

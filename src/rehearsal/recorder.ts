@@ -2,7 +2,7 @@
 // second of the sale), counters per second, and each buyer's place and outcome.
 import { Latencies } from './latencies.js';
 
-export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'browse', 'queue status'] as const;
+export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse', 'queue status'] as const;
 export type Step = (typeof STEPS)[number];
 
 export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
