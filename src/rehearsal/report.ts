@@ -67,6 +67,18 @@ function headlineTable(r: RunResult, h: Headline): string[] {
   ];
 }
 
+/** What the controller did, from the once-a-second samples of the admin queue view. */
+function controllerLine(r: RunResult): string {
+  const room = r.samples.room;
+  const decisions = new Map<string, number>();
+  for (const s of room) decisions.set(s.decision, (decisions.get(s.decision) ?? 0) + 1);
+  const rates = room.map((s) => s.admitPerMinute);
+  const latencies = room.map((s) => s.holdLatencyMs).filter((x): x is number => x !== null);
+  return `- the admission controller (sampled ${room.length} times): rate ${n0(Math.min(...rates))}–${n0(Math.max(...rates))}/min; ` +
+    `its measured hold latency ${latencies.length ? `${n1(Math.min(...latencies))}–${n1(Math.max(...latencies))} ms` : '-'}; ` +
+    `samples by its last decision: ${[...decisions].map(([d, n]) => `${d} ${n}`).join(', ')}`;
+}
+
 export function reportMarkdown(r: RunResult, chartFiles: string[]): string {
   const o = r.opts;
   const h = headline(r);
@@ -91,6 +103,7 @@ export function reportMarkdown(r: RunResult, chartFiles: string[]): string {
     '## The run', '',
     `- setup (service, show, ${n0(o.buyers)} synthetic buyers): ${r.setupSeconds.toFixed(0)} s; sale: ${r.saleSeconds.toFixed(0)} s; settling and audit: ${r.settleSeconds.toFixed(0)} s`,
     `- holds made ${n0(rec.totals.holds)}, abandoned ${n0(rec.totals.abandoned)}; bookings confirmed ${n0(rec.totals.bookings)}; admitted ${n0(rec.totals.admitted)}`,
+    ...(r.samples.room.length ? [controllerLine(r)] : []),
     `- service CPU: ${r.serviceCpuSeconds === null ? 'not measured (not started here)' : `${r.serviceCpuSeconds.toFixed(0)} s`}`,
     o.waitingRoom ? '- The edge is modelled: `GET /v1/shows/{id}/queue` (public, up to 2 s stale) is read once a second for all buyers, as a CDN would serve it; each buyer calls `admit` only once `serving` reached its position, honouring `retry_after_seconds`.' : '',
     o.originMaps ? '- Every buyer read the seat map from the service (`--origin-maps`).' : '- The seat map and sections summary (public, up to 2 s stale, ETag) were read through a modelled edge: one origin read per path a second, shared by the buyers asking in that second; the map latencies above are the origin\'s.',
