@@ -8,6 +8,8 @@ export interface Headline {
   sold: number;
   /** Seconds from the sale's start until every seat was booked; null when it did not sell out. */
   soldOutSeconds: number | null;
+  /** Seconds until 95 % of the seats were booked (the tail after it is mostly lapsed holds sold again). */
+  sold95Seconds: number | null;
   /** Seats ÷ (admission ceiling per second × seats per purchase): the fastest the room could sell out; null without a waiting room. */
   admissionBoundSeconds: number | null;
   seatsPerPurchase: number;
@@ -37,7 +39,7 @@ export function headline(r: RunResult): Headline {
   const waits = new Float64Array(rec.fates.filter((f) => f.waitMs !== null).map((f) => f.waitMs! / 1000));
   const fates = rec.fates;
   return {
-    totalSeats, sold, soldOutSeconds,
+    totalSeats, sold, soldOutSeconds, sold95Seconds: samples.seats.find((s) => s.booked >= 0.95 * totalSeats)?.t ?? null,
     admissionBoundSeconds: opts.waitingRoom ? totalSeats / ((ceiling / 60) * seatsPerPurchase) : null,
     seatsPerPurchase,
     holdsPerSecond: rec.totals.holds / window,

@@ -55,6 +55,7 @@ function headlineTable(r: RunResult, h: Headline): string[] {
     '| figure | value |', '|---|---|',
     `| seats sold | ${n0(h.sold)} of ${n0(h.totalSeats)} |`,
     `| time to sell out | ${h.soldOutSeconds === null ? 'did not sell out' : secs(h.soldOutSeconds)} |`,
+    `| time to 95 % sold | ${h.sold95Seconds === null ? '-' : secs(h.sold95Seconds)} |`,
     `| admission-bound limit | ${h.admissionBoundSeconds === null ? 'n/a (no waiting room)' : `${secs(h.admissionBoundSeconds)}: ${n0(h.totalSeats)} seats ÷ (ceiling ${n0(r.samples.room.find((s) => s.ceilingPerMinute !== null)?.ceilingPerMinute ?? o.admitPerMinute)}/min ÷ 60 × ${h.seatsPerPurchase.toFixed(2)} seats per purchase)`} |`,
     `| holds/s (mean over the selling window; peak second) | ${n1(h.holdsPerSecond)}; ${n0(h.peakHoldsPerSecond)} |`,
     `| bookings/s (confirmed, mean over the selling window) | ${n1(h.bookingsPerSecond)} |`,
