@@ -49,7 +49,7 @@ async function queueUp(m: Market, b: BuyerAccount, showId: string, fate: { posit
   try {
     for (;;) {
       const turn = await m.edge!.waitTurn(position);
-      if (turn !== 'turn') return null;
+      if (turn !== 'turn' || after(m)) return null;
       const a = await m.http.send('admit', 'POST', `${base}/admit`, { token: b.token, body: { queue_token: token } });
       if (a?.status === 200) {
         fate.waitMs = performance.now() - joinedAt;

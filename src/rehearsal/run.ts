@@ -56,9 +56,12 @@ export async function rehearse(opts: Readonly<Options>, log: (s: string) => void
     const rankOf = new Map([...arrivals.keys()].sort((a, b) => arrivals[a]! - arrivals[b]!).map((i, r) => [i, r + 1]));
     log(`the sale: ${opts.buyers} buyers arriving within ${opts.arrivalSeconds} s (seed ${opts.seed})`);
     edge?.start();
+    // At the end of the sale, buyers still waiting in the queue go home.
+    const closing = setTimeout(() => edge?.stop(), opts.maxSeconds * 1000);
     const monitor = startMonitor({ baseUrl: svc.baseUrl, adminToken: admin, showId: opts.shows === 1 ? showIds[0]! : null, waitingRoom: opts.waitingRoom, rec, edge, seats: opts.seats, shows: opts.shows });
     await Promise.all(buyers.map((b, i) => runBuyer(market, b, i, arrivals[i]!, rankOf.get(i)!)));
     const saleSeconds = (performance.now() - rec.startedAt) / 1000;
+    clearTimeout(closing);
     edge?.stop();
     await monitor.stop();
     await http.close();
