@@ -107,4 +107,11 @@ describe('the queue edge', () => {
     await Promise.all(waits);
     expect(woken).toEqual(['1:turn', '3:turn', '5:sold_out', '9:sold_out']);
   });
+  it('sends everyone still waiting home when the sale ends, and later callers at once', async () => {
+    const edge = new QueueEdge(null as unknown as BuyerHttp, 'shw_1');
+    const waiting = [edge.waitTurn(7), edge.waitTurn(2)];
+    edge.stop();
+    expect(await Promise.all(waiting)).toEqual(['ended', 'ended']);
+    expect(await edge.waitTurn(1)).toBe('ended');
+  });
 });
