@@ -1,0 +1,63 @@
+// The virtual buyers' HTTP client: one undici pool of keep-alive connections for
+// every buyer (one event loop), a timeout per request after which the buyer gives
+// up on it as a browser would, and every answer's latency recorded under its step.
+import { Agent, request } from 'undici';
+import type { Recorder, Step } from './recorder.js';
+
+export interface Reply {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  /** Retry-After in seconds (1 when the answer has none). */
+  retryAfter: number;
+}
+
+export interface SendOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+export class BuyerHttp {
+  private readonly agent: Agent;
+
+  constructor(private readonly origin: string, connections: number, private readonly rec: Recorder) {
+    this.agent = new Agent({ connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+  }
+
+  /** One request; null when no answer came in time or the connection failed (the caller decides to retry). */
+  async send(step: Step, method: 'GET' | 'POST' | 'DELETE', path: string, o: SendOptions = {}): Promise<Reply | null> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const t0 = performance.now();
+    try {
+      const res = await request(`${this.origin}${path}`, {
+        method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: this.agent, signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.body.text();
+      const json = text && String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
+      this.rec.latency(step, performance.now() - t0, `${res.statusCode}${json?.code ? ` ${json.code}` : ''}`);
+      if (res.statusCode === 503) this.rec.count('shed');
+      if (res.statusCode === 429) this.rec.count('limited');
+      const ra = Number(res.headers['retry-after']);
+      return { status: res.statusCode, body: json, retryAfter: Number.isFinite(ra) && ra >= 0 ? ra : 1 };
+    } catch (err) {
+      const ms = performance.now() - t0;
+      const timedOut = (err as Error).name === 'TimeoutError' || ms >= timeoutMs - 5;
+      // A request the buyer gave up on counts no faster than its timeout.
+      this.rec.latency(step, ms, timedOut ? 'timeout' : `network ${(err as NodeJS.ErrnoException).code ?? (err as Error).name}`);
+      if (timedOut) this.rec.count('timeouts');
+      else await new Promise((r) => setTimeout(r, 200));
+      return null;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

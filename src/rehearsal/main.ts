@@ -1,0 +1,31 @@
+// `npm run onsale -- [options]`: the on-sale rehearsal (docs/rehearsal.md). Exits 0
+// when the audit is clean; 1 when it is not or the run failed; 2 on bad options.
+import { runBenchmark } from './cleanup.js';
+import { headline } from './figures.js';
+import { parseOptions, USAGE } from './options.js';
+import { rehearse } from './run.js';
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+let opts;
+try {
+  opts = parseOptions(process.argv.slice(2));
+} catch (err) {
+  const message = (err as Error).message;
+  process.stderr.write(`${message === USAGE ? '' : `${message}\n\n`}${USAGE}\n`);
+  process.exit(message === USAGE ? 0 : 2);
+}
+
+runBenchmark(async () => {
+  const r = await rehearse(opts, log);
+  const h = headline(r);
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  say(`\n${r.opts.preset}: sold ${h.sold} of ${h.totalSeats} seats; ${h.soldOutSeconds === null ? 'did not sell out' : `sold out after ${h.soldOutSeconds.toFixed(1)} s`}` +
+    `${h.sold95Seconds === null ? '' : `, 95 % after ${h.sold95Seconds.toFixed(1)} s`}` +
+    `${h.admissionBoundSeconds === null ? '' : ` (admission-bound limit ${h.admissionBoundSeconds.toFixed(1)} s)`}`);
+  say(`holds/s ${h.holdsPerSecond.toFixed(1)}, bookings/s ${h.bookingsPerSecond.toFixed(1)}, 409 rate ${(100 * h.conflictRate).toFixed(1)} %, 503s ${h.shed}, timeouts ${h.timeouts}` +
+    `${r.opts.waitingRoom ? `, wait p50/p90/p99 ${h.waiting.p50.toFixed(1)}/${h.waiting.p90.toFixed(1)}/${h.waiting.p99.toFixed(1)} s` : ''}, fairness ρ ${h.fairness === null ? '-' : h.fairness.toFixed(3)}`);
+  for (const c of r.audit.checks) say(`  audit: ${c.name}: ${c.count}${c.examples.length ? ` (${c.examples.join('; ')})` : ''}`);
+  say(`audit ${r.audit.ok ? 'clean' : 'FAILED'}; report: ${r.reportDir}/report.md`);
+  if (!r.audit.ok) process.exitCode = 1;
+});
