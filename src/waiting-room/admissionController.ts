@@ -75,7 +75,7 @@ const REJECTION_SHARE = 0.05;
 // normal is learned.
 const BASELINE_DRIFT = 1.005;
 /** The set point: the holds' mean this much above calm, the time a hold may spend queued. */
-const QUEUE_DELAY_TARGET_MS = 80;
+const QUEUE_DELAY_TARGET_MS = 120;
 
 export class AdmissionController {
   private rate: number;

@@ -18,9 +18,9 @@ describe('the admission controller (pure)', () => {
     const c = new AdmissionController(1200, 6);
     expect(c.ratePerMinute()).toBe(600);
     expect(c.tick(calm(idle))).toBe(600);
-    // calm 5 ms + 80 ms queued: holds of 8 ms are 91 % under the set point, so the rise is the most, 30 %
+    // calm 5 ms + 120 ms queued: holds of 8 ms are 94 % under the set point, so the rise is the most, 30 %
     expect([c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([780, 1014, 1200]);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 85.0 ms', baseline_hold_latency_ms: 5 });
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 125.0 ms', baseline_hold_latency_ms: 5 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
   });
@@ -29,16 +29,16 @@ describe('the admission controller (pure)', () => {
     const c = new AdmissionController(1200, 6);
     c.tick(calm({ holdLatencyMs: 150, fastestHoldMs: 120 }));
     c.tick(calm({ holdLatencyMs: 60, fastestHoldMs: 20 }));
-    expect(c.view()).toMatchObject({ baseline_hold_latency_ms: 20, reason: 'hold latency 60.0 ms, set point 100.0 ms' });
+    expect(c.view()).toMatchObject({ baseline_hold_latency_ms: 20, reason: 'hold latency 60.0 ms, set point 140.0 ms' });
   });
 
   it('rises in proportion to the distance under the set point, keeps the rate at it; a busy pool alone changes nothing', () => {
     const c = new AdmissionController(1200, 6);
     expect(c.tick(calm())).toBe(780);
-    // 70 ms against a set point of 85 ms: 17.6 % under it, so 17.6 % up, with every connection busy
-    expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 1, poolWaiting: 12 }))).toBe(918);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 70.0 ms, set point 85.0 ms', pool_utilization: 1, pool_waiting: 12 });
-    expect(c.tick(calm({ holdLatencyMs: 85, poolUtilization: 1 }))).toBe(918);
+    // 110 ms against a set point of 125 ms: 12 % under it, so 12 % up, with every connection busy
+    expect(c.tick(calm({ holdLatencyMs: 110, poolUtilization: 1, poolWaiting: 12 }))).toBe(874);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 110.0 ms, set point 125.0 ms', pool_utilization: 1, pool_waiting: 12 });
+    expect(c.tick(calm({ holdLatencyMs: 125, poolUtilization: 1 }))).toBe(874);
     expect(c.view().decision).toBe('hold');
   });
 
@@ -46,16 +46,16 @@ describe('the admission controller (pure)', () => {
     const c = new AdmissionController(1200, 6);
     for (let i = 0; i < 8; i++) c.tick(calm());
     expect(c.ratePerMinute()).toBe(1200);
-    expect(c.tick(calm({ holdLatencyMs: 85 }))).toBe(1200); // at the set point: stays
-    expect(c.tick(calm({ holdLatencyMs: 106 }))).toBe(1052); // a quarter over the set point: half of that, 12.4 %
-    expect(c.tick(calm({ holdLatencyMs: 400 }))).toBe(631); // far over, and slower than at the last cut: the most, 40 %
-    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 400, reason: 'hold latency 400.0 ms, set point 85.0 ms' });
-    expect(c.tick(calm({ holdLatencyMs: 300 }))).toBe(631); // slow still, but less than at that cut: it is given a tick to act
-    expect(c.view()).toMatchObject({ decision: 'hold', reason: 'hold latency 300.0 ms, set point 85.0 ms: the last cut has not reached the purchase path yet' });
+    expect(c.tick(calm({ holdLatencyMs: 125 }))).toBe(1200); // at the set point: stays
+    expect(c.tick(calm({ holdLatencyMs: 156.25 }))).toBe(1050); // a quarter over the set point: half of that, 12.5 %
+    expect(c.tick(calm({ holdLatencyMs: 400 }))).toBe(630); // far over, and slower than at the last cut: the most, 40 %
+    expect(c.view()).toMatchObject({ decision: 'close', hold_latency_ms: 400, reason: 'hold latency 400.0 ms, set point 125.0 ms' });
+    expect(c.tick(calm({ holdLatencyMs: 300 }))).toBe(630); // slow still, but less than at that cut: it is given a tick to act
+    expect(c.view()).toMatchObject({ decision: 'hold', reason: 'hold latency 300.0 ms, set point 125.0 ms: the last cut has not reached the purchase path yet' });
     const recovery: number[] = [];
     for (let i = 0; i < 15; i++) recovery.push(c.tick(calm()));
     for (let i = 1; i < recovery.length; i++) expect(recovery[i]!).toBeGreaterThanOrEqual(recovery[i - 1]!);
-    expect(recovery[0]).toBe(821); // 30 % a tick: back at the ceiling in three
+    expect(recovery[0]).toBe(819); // 30 % a tick: back at the ceiling in three
     expect(Math.max(...recovery)).toBe(1200);
     expect(recovery.at(-1)).toBe(1200);
   });
