@@ -23,8 +23,6 @@ export interface SeatSample { t: number; available: number; held: number; booked
 
 export interface Samples { room: RoomSample[]; seats: SeatSample[] }
 
-const QUEUE_DELAY_TARGET_MS = 80; // the controller's set point is calm + this (src/waiting-room/admissionController.ts)
-
 export function startMonitor(o: { baseUrl: string; adminToken: string; showId: string | null; waitingRoom: boolean; rec: Recorder; edge: QueueEdge | null; seats: number; shows: number }): { samples: Samples; stop(): Promise<void> } {
   const samples: Samples = { room: [], seats: [] };
   const tty = process.stderr.isTTY === true;
@@ -38,11 +36,10 @@ export function startMonitor(o: { baseUrl: string; adminToken: string; showId: s
       jobs.push(api(o.baseUrl, 'GET', `/v1/admin/shows/${o.showId}/queue`, { token }).then((r) => {
         if (r.status !== 200) return;
         const c = r.body.controller ?? {};
-        const baseline = typeof c.baseline_hold_latency_ms === 'number' ? c.baseline_hold_latency_ms : null;
         samples.room.push({
           t: t(), serving: r.body.serving, waiting: r.body.waiting, admitted: r.body.admitted, admitPerMinute: r.body.admit_rate_per_minute,
           ceilingPerMinute: c.ceiling_per_minute ?? null, holdLatencyMs: c.hold_latency_ms ?? null,
-          setPointMs: baseline === null ? null : baseline + QUEUE_DELAY_TARGET_MS, decision: c.decision ?? '-', reason: c.reason ?? '-',
+          setPointMs: typeof c.set_point_ms === 'number' ? c.set_point_ms : null, decision: c.decision ?? '-', reason: c.reason ?? '-',
         });
       }, () => {}));
     }

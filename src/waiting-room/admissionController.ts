@@ -41,6 +41,8 @@ export interface ControllerState {
   rate_per_minute: number;
   ceiling_per_minute: number;
   baseline_hold_latency_ms: number | null;
+  /** What the hold latency is steered to: calm plus the time a hold may spend queued (null until calm is measured). */
+  set_point_ms: number | null;
   hold_latency_ms: number | null;
   holds_per_second: number;
   rejections: number;
@@ -87,7 +89,7 @@ export class AdmissionController {
   constructor(private readonly ceiling: number, private readonly floor: number) {
     this.rate = Math.max(floor, Math.min(ceiling, Math.ceil(ceiling * START_SHARE)));
     this.state = {
-      rate_per_minute: this.rate, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, hold_latency_ms: null, holds_per_second: 0,
+      rate_per_minute: this.rate, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, set_point_ms: null, hold_latency_ms: null, holds_per_second: 0,
       rejections: 0, pool_waiting: 0, pool_utilization: null, completions_per_second: 0, decision: 'start', reason: 'no measurement yet', ticks: 0,
     };
   }
@@ -129,7 +131,7 @@ export class AdmissionController {
     if (decision === 'hold' && this.rate >= this.ceiling && latency !== null && (setPoint === null || latency <= setPoint)) reason = 'calm, at the ceiling';
     const perSecond = (n: number) => (s.windowMs > 0 ? (n * 1000) / s.windowMs : 0);
     this.state = {
-      rate_per_minute: this.rate, ceiling_per_minute: this.ceiling, baseline_hold_latency_ms: this.baseline, hold_latency_ms: latency,
+      rate_per_minute: this.rate, ceiling_per_minute: this.ceiling, baseline_hold_latency_ms: this.baseline, set_point_ms: setPoint, hold_latency_ms: latency,
       holds_per_second: perSecond(s.holds), rejections: s.rejections, pool_waiting: s.poolWaiting, pool_utilization: s.poolUtilization,
       completions_per_second: perSecond(s.completions), decision, reason, ticks: this.state.ticks + 1,
     };

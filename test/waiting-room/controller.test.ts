@@ -20,7 +20,7 @@ describe('the admission controller (pure)', () => {
     expect(c.tick(calm(idle))).toBe(600);
     // calm 5 ms + 120 ms queued: holds of 8 ms are 94 % under the set point, so the rise is the most, 30 %
     expect([c.tick(calm()), c.tick(calm()), c.tick(calm())]).toEqual([780, 1014, 1200]);
-    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 125.0 ms', baseline_hold_latency_ms: 5 });
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 125.0 ms', baseline_hold_latency_ms: 5, set_point_ms: 125 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
   });
