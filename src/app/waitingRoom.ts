@@ -71,6 +71,12 @@ function retryAfter(ctx: Context, rule: ShowRule, s: RoomState, position: number
   return Math.max(1, Math.min(MAX_POLL_SECONDS, Math.ceil(((position - s.serving) / fastest) * 60)));
 }
 
+/** Seconds the place must wait before it can be admitted (paused: a third of the longest poll), or null when it may be admitted now. */
+function waitBeforeAdmit(ctx: Context, rule: ShowRule, s: RoomState, position: number | null): number | null {
+  if (position !== null && position <= s.serving && !s.paused && !s.soldOut) return null;
+  return s.paused ? MAX_POLL_SECONDS / 3 : retryAfter(ctx, rule, s, position);
+}
+
 /**
  * When a place should first ask to be admitted, in seconds: 0 when it is served
  * already; otherwise the pacing a NOT_YET_ADMITTED answer would give. A buyer who
@@ -79,9 +85,7 @@ function retryAfter(ctx: Context, rule: ShowRule, s: RoomState, position: number
  */
 async function firstAsk(ctx: Context, rule: ShowRule, showId: string, position: number | null): Promise<number> {
   try {
-    const s = await ctx.room.stateForJoin(showId);
-    if (position !== null && position <= s.serving && !s.paused && !s.soldOut) return 0;
-    return s.paused ? MAX_POLL_SECONDS / 3 : retryAfter(ctx, rule, s, position);
+    return waitBeforeAdmit(ctx, rule, await ctx.room.stateForJoin(showId), position) ?? 0;
   } catch (err) {
     if (err instanceof StoreUnavailable) return 1;
     throw err;
@@ -136,15 +140,15 @@ export async function admit(ctx: Context, user: Principal, showId: string, queue
     const entry = await ctx.room.store.entry(showId, user.userId);
     if (!entry || entry.entryId !== claims.entryId) throw new DomainError('TOKEN_INVALID', 'this queue token is not this account\'s place in the queue');
     const s = await ctx.room.state(showId);
-    if (entry.position === null || entry.position > s.serving || s.paused || s.soldOut) {
-      const retry = s.paused ? MAX_POLL_SECONDS / 3 : retryAfter(ctx, rule, s, entry.position);
+    const retry = waitBeforeAdmit(ctx, rule, s, entry.position);
+    if (retry !== null) {
       const why = s.soldOut ? 'the show is sold out' : s.paused ? 'the room is paused' : entry.position === null ? 'the sale has not opened yet: places are drawn at the opening' : 'your turn has not come yet';
       ctx.metrics.queueAdmits.inc({ result: 'not_yet' });
       throw new DomainError('NOT_YET_ADMITTED', why, {
         position: entry.position, serving: s.serving, retry_after_seconds: retry, retry_after: retry, paused: s.paused, sold_out: s.soldOut,
       });
     }
-    position = entry.position;
+    position = entry.position!;
     await ctx.room.store.admitted(showId, user.userId);
   } catch (err) {
     if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);

@@ -64,8 +64,8 @@ export class WaitingRoom {
 
   /** The room's state, reused for a moment: polls of a hot show come by the thousand a second. */
   async state(showId: string): Promise<RoomState> {
-    const hit = this.statuses.get(showId);
-    if (hit && Date.now() - hit.atMs < STATUS_CACHE_MS) return hit.state;
+    const hit = this.freshCopy(showId);
+    if (hit) return hit;
     const state = await this.store.state(showId);
     if (this.statuses.size > 10_000) this.statuses.clear();
     this.statuses.set(showId, { state, atMs: Date.now() });
@@ -78,9 +78,12 @@ export class WaitingRoom {
    * of them would hold status answers back.
    */
   async stateForJoin(showId: string): Promise<RoomState> {
+    return this.freshCopy(showId) ?? this.store.state(showId);
+  }
+
+  private freshCopy(showId: string): RoomState | undefined {
     const hit = this.statuses.get(showId);
-    if (hit && Date.now() - hit.atMs < STATUS_CACHE_MS) return hit.state;
-    return this.store.state(showId);
+    return hit && Date.now() - hit.atMs < STATUS_CACHE_MS ? hit.state : undefined;
   }
 
   /** Notes (once per instance) that an admitted position came to the purchase path, so it is no no-show. */
