@@ -19,11 +19,12 @@
 // bare retrieve round trip through the SDK to the same simulator.
 //
 //   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500
+//   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
 import { createBenchDatabase } from './lib/db.js';
-import { startService } from './lib/child.js';
+import { profileFlags, startService } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
 import { pgTransactions, scrapeTrips, totalTrips, tripsBetween } from './lib/dbTrips.js';
@@ -47,7 +48,7 @@ runBenchmark(async () => {
   const c = envNumber('BENCH_CONNECTIONS', 16);
   const paysimPort = 20_000 + Math.floor(Math.random() * 20_000);
   const db = await createBenchDatabase();
-  const service = await startService({ databaseUrl: db.url, env: { PAYSIM_PORT: String(paysimPort), DB_POOL_SIZE: '20' } });
+  const service = await startService({ databaseUrl: db.url, env: { PAYSIM_PORT: String(paysimPort), DB_POOL_SIZE: '20' }, nodeFlags: profileFlags('bookings') });
   note(`service on ${service.baseUrl}, simulator on ${paysimPort}`);
   const token = await adminToken(service.baseUrl);
   const show = await createShow(service.baseUrl, token, { rows: 20, seatsPerRow: 100, per_user_limit: 1000 });

@@ -47,6 +47,25 @@ async function leftovers(url: string): Promise<string> {
   return `${r!.attempts} payment attempts unsettled, ${r!.pending} bookings pending, ${r!.outbox} outbox tasks undone, ${r!.active_holds} holds active or paying`;
 }
 
+/** From the service's /metrics: the purchase limits and in-flight counts, and its event loop's longest stall since the last scrape. */
+async function serviceFigures(baseUrl: string): Promise<{ limits: string; lagMs: string }> {
+  const text = await metricsText(baseUrl);
+  const figure = (name: string, path?: string) => {
+    const m = new RegExp(`^${name}${path ? `\\{path="${path}"\\}` : ''} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  const of = (path: string) => `${figure('boxoffice_purchase_limit', path)}/${figure('boxoffice_purchase_in_flight', path)}`;
+  return { limits: `${of('hold')}, ${of('booking')}`, lagMs: fixed(1000 * figure('boxoffice_nodejs_eventloop_lag_max_seconds'), 0) };
+}
+
+const metricsText = (baseUrl: string) => fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+
+/** The service's own timing of its 503s (boxoffice_purchase_shed_seconds): how many, and how many within 5 ms. */
+function shedInService(text: string): { count: number; within5ms: number } {
+  const n = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+  return { count: n(/^boxoffice_purchase_shed_seconds_count (\S+)$/m), within5ms: n(/^boxoffice_purchase_shed_seconds_bucket\{le="0\.005"\} (\S+)$/m) };
+}
+
 interface RunResult {
   label: string;
   buyers: number;
@@ -193,9 +212,11 @@ runBenchmark(async () => {
         const v = await call(st.service.baseUrl, 'GET', `/v1/admin/shows/${st.showId}/queue`, { token: st.admin }).catch(() => null);
         if (!v || v.status !== 200) continue;
         const ctl = v.body.controller ?? {};
+        // /metrics takes the service a few ms to write: every 5 s only, so the bench's watching does not stall what it measures.
+        const mx = timeline.length % 5 === 4 ? await serviceFigures(st.service.baseUrl) : { limits: '', lagMs: '' };
         timeline.push([fixed((performance.now() - started) / 1000, 0), String(v.body.serving), String(m.tally.admitted), String(m.tally.purchases), String(m.tally.shed.length),
           String(sum(m.tally.timeouts)), String(v.body.admit_rate_per_minute), ctl.pool_utilization == null ? '-' : `${fixed(100 * ctl.pool_utilization, 0)}%`,
-          `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
+          mx.limits, mx.lagMs, `${ctl.decision ?? '-'}: ${ctl.reason ?? '-'}`]);
       }
     })();
     await Promise.all(st.accounts.map(async (b) => {
@@ -238,6 +259,7 @@ runBenchmark(async () => {
   const stC = await stage('c', { WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) }, true, buyersN);
   const c = await crowd('c', stC, true, maxSeconds);
   const view = await call(stC.service.baseUrl, 'GET', `/v1/admin/shows/${stC.showId}/queue`, { token: stC.admin });
+  const shedC = shedInService(await metricsText(stC.service.baseUrl));
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
   const serviceLogs = { count: stC.service.logs.count, last: [...stC.service.logs.last] };
   // The buyers' connections go first: a service waiting for them to close would be killed before it writes its profile.
@@ -279,6 +301,7 @@ runBenchmark(async () => {
     line('  not 503: p50 / p99 ms', (r) => `${fixed(pct(r.tally.decided).p50, 1)} / ${fixed(pct(r.tally.decided).p99, 1)}`),
     line('503 OVERLOADED', (r) => String(r.tally.shed.length)),
     line('503 p99 ms', (r) => fixed(pct(r.tally.shed).p99, 2)),
+    line('  503s within 5 ms in the service', (r) => (r === c && shedC.count > 0 ? `${shedC.within5ms} of ${shedC.count}` : '-')),
     line('seat races lost (409)', (r) => String(r.tally.seatRacesLost)),
     line('queue: admitted / not yet', (r) => (r === c ? `${r.tally.admitted} / ${r.tally.notYet}` : '-')),
     ...['queue join', 'admit', 'hold', 'booking'].map((kind) => line(`  ${kind}: p50 / p99 ms`, (r) => {
@@ -306,6 +329,8 @@ runBenchmark(async () => {
   say(`notes: goodput of (a) and (a') = purchases completed in its ${unloadedSeconds} s window / ${unloadedSeconds} s (closed loop of ${unloadedN}); (a') runs after (c), and their mean is the baseline;`);
   say(`       of (b) and (c) = purchases / seconds from the first arrival to the last purchase; every run is cut at ${maxSeconds} s${bMaxSeconds !== maxSeconds ? ` ((b) at ${bMaxSeconds} s)` : ''}.`);
   say('       "every answer" = every request of every route (queue join, admit, hold, booking); a timeout counts as an answer after 3 s.');
+  say('       "503 p99" is as the buyers saw it; "in the service" is from the parsed request to the 503 written (boxoffice_purchase_shed_seconds):');
+  say('       the difference is time the request waited for the service\'s event loop (and the buyers\' for theirs) on cores every process here shares.');
   const statuses = (r: RunResult) => [...r.tally.statuses].sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}: ${v}`).join(', ');
   for (const r of runs) say(`answers of ${r.label}: ${statuses(r)}`);
   say(`(b) left for (c)'s service: ${afterB}`);
@@ -313,8 +338,9 @@ runBenchmark(async () => {
     const every = envNumber('BENCH_TIMELINE_EVERY', 5);
     say('');
     say(`the room of (c) every ${every} s (serving, rate and the pool's busy share of the controller's last window from the admin view; admitted, purchases, 503s and timeouts as the buyers saw them, cumulative):`);
-    say(table(['s', 'serving', 'admitted', 'purchases', '503s', 'timeouts', 'rate/min', 'pool busy', 'controller: last decision'],
-      c.timeline.filter((_, i) => (i + 1) % every === 0 || i === c.timeline.length - 1).map((r) => [...r.slice(0, 8), r[8]!.slice(0, 110)])));
+    say('(limits: the purchase path\'s concurrency limit / in flight, hold and booking, and the service\'s own event-loop lag, max since the last sample, from its /metrics)');
+    say(table(['s', 'serving', 'admitted', 'purchases', '503s', 'timeouts', 'rate/min', 'pool busy', 'hold, booking limit/in flight', 'service lag ms', 'controller: last decision'],
+      c.timeline.filter((_, i) => (i + 1) % every === 0 || i === c.timeline.length - 1).map((r) => [...r.slice(0, 10), r[10]!.slice(0, 90)])));
   }
   if (view.status === 200) {
     const ctl = view.body.controller ?? {};

@@ -84,8 +84,14 @@ export interface Market {
 type Answer = { status: number; body: any; ms: number; retryAfter: number } | null; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Waits as told, but not past the end of the run. */
-const wait = (m: Market, ms: number) => sleep(Math.max(0, Math.min(ms, m.stopAt - performance.now())));
+/**
+ * Waits as told, stretched by a random 0–20 %, but not past the end of the run.
+ * 5,000 browsers keep their own clocks; these buyers share one event loop, and
+ * without the spread every stall of it would line their timers up for good (all
+ * that were due during a stall fire together and are due together again a
+ * Retry-After later): a crowd in lockstep, which a real crowd is not.
+ */
+const wait = (m: Market, ms: number) => sleep(Math.max(0, Math.min(ms * (1 + 0.2 * Math.random()), m.stopAt - performance.now())));
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 const byKind = (t: Tally, kind: string): Latencies => {
   let l = t.byKind.get(kind);

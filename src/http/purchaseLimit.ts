@@ -14,6 +14,7 @@ export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHa
     if (!limit.tryAcquire()) {
       markShed(req);
       ctx.purchaseLimits.observe(path, 0, 503, true);
+      reply.raw.once('finish', () => ctx.purchaseLimits.shedSeconds.observe(reply.elapsedTime / 1000));
       void sendProblem(reply, 'OVERLOADED', 'too many purchases in flight on this instance; try again in a moment', { retry_after: 1 });
       return;
     }

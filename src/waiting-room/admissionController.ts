@@ -17,7 +17,10 @@
 // about a higher one; it never passes the ceiling (the configured rate), so
 // recovery never overshoots what was configured as safe. A busy pool alone is no
 // distress: a pool that is always busy is what a sale at the database's pace looks
-// like, and when its waits make holds slow the latency says so.
+// like, and when its waits make holds slow the latency says so. But a saturated
+// pool does say what the database sustains (the purchases it completed), and the
+// rate rises no further than a little over that: the latency would say "too many"
+// only a tick or two after the buyers admitted reach the purchase path.
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -76,6 +79,9 @@ const REJECTION_SHARE = 0.05;
 // the lowest delay seen as the base). It may creep up 0.5 % a tick, so a lasting new
 // normal is learned.
 const BASELINE_DRIFT = 1.005;
+/** The pool's busy share from which it counts as saturated, and how far over its completions a saturated room may still rise. */
+const SATURATED = 0.95;
+const SUSTAINED_MARGIN = 1.2;
 /** The set point: the holds' mean this much above calm, the time a hold may spend queued. */
 const QUEUE_DELAY_TARGET_MS = 120;
 
@@ -121,6 +127,11 @@ export class AdmissionController {
       const factor = error >= 0 ? Math.min(INCREASE_MOST, 1 + GAIN_UP * error) : Math.max(DECREASE_MOST, 1 + GAIN_DOWN * error);
       this.rate = factor > 1 ? this.grow(this.rate * factor) : Math.max(this.floor, Math.round(this.rate * factor));
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
+      const sustained = this.sustainedPerMinute(s);
+      if (this.rate > before && sustained !== null && this.rate > sustained) {
+        this.rate = Math.max(before, sustained);
+        reason = `${reason}; the pool is saturated at ${Math.round(s.completions * 60_000 / s.windowMs)} purchases/min`;
+      }
     }
     if (this.rate < before && this.lastCut !== null && !(latency !== null && latency > this.lastCut)) {
       this.rate = before;
@@ -136,6 +147,18 @@ export class AdmissionController {
       completions_per_second: perSecond(s.completions), decision, reason, ticks: this.state.ticks + 1,
     };
     return this.rate;
+  }
+
+  /**
+   * While every connection of the pool is busy, the purchases completed are what the
+   * seat database sustains: admitting more only lengthens the queue in front of it,
+   * and the holds' latency says so only after the admitted buyers reach it (a tick
+   * or two late). So a saturated pool caps a rise at a little over that rate; null
+   * when the pool is not saturated or nothing completed to measure it by.
+   */
+  private sustainedPerMinute(s: Signals): number | null {
+    if (s.poolUtilization === null || s.poolUtilization < SATURATED || s.completions === 0 || s.windowMs <= 0) return null;
+    return Math.ceil(SUSTAINED_MARGIN * s.completions * 60_000 / s.windowMs);
   }
 
   /** A higher rate (at least one more a minute), never above the ceiling. */

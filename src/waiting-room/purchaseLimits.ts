@@ -1,7 +1,7 @@
 // The per-instance concurrency limits of the purchase path: one for holds, one for
 // bookings (a booking waits for the payment provider: its latency says little
 // about the seat database, so it does not steer the holds' limit), with metrics.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { LimitSettings } from './concurrencyLimit.js';
 import type { Signals } from './admissionController.js';
 import { ConcurrencyLimit } from './concurrencyLimit.js';
@@ -12,17 +12,26 @@ export class PurchaseLimits {
   readonly hold: ConcurrencyLimit;
   readonly booking: ConcurrencyLimit;
   readonly rejections: Counter<'path'>;
+  /** How long a refusal took inside the service: from the parsed request to the 503 written. */
+  readonly shedSeconds: Histogram;
   // What the admission controller reads and resets at each of its ticks.
   private window = { startedMs: Date.now(), holdMs: 0, fastestHoldMs: Infinity, holds: 0, rejections: 0, completions: 0 };
   private busyMsBefore = 0;
 
-  constructor(settings: Readonly<LimitSettings>, registry: Registry) {
+  constructor(settings: Readonly<LimitSettings & { bookingMin: number }>, registry: Registry) {
     this.hold = new ConcurrencyLimit(settings);
-    this.booking = new ConcurrencyLimit(settings);
+    const bookingMin = Math.max(settings.min, settings.bookingMin);
+    this.booking = new ConcurrencyLimit({ min: bookingMin, max: settings.max, initial: Math.max(bookingMin, settings.initial) });
     this.rejections = new Counter({
       name: 'boxoffice_purchase_rejections_total',
       help: 'Holds and bookings refused with 503 OVERLOADED beyond the instance\'s concurrency limit, by path',
       labelNames: ['path'] as const,
+      registers: [registry],
+    });
+    this.shedSeconds = new Histogram({
+      name: 'boxoffice_purchase_shed_seconds',
+      help: 'Time a 503 OVERLOADED of the purchase path took inside the service, from the parsed request to the answer written (what a client sees beyond it is waiting for this process to read the request)',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1],
       registers: [registry],
     });
     const paths = { hold: this.hold, booking: this.booking };

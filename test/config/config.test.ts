@@ -31,9 +31,10 @@ describe('loadConfig: the webhook secret', () => {
 
 describe('loadConfig: the purchase path limit', () => {
   it('floors at twice the database pool by default, and starts no lower', () => {
-    expect(loadConfig({}).purchaseConcurrency).toEqual({ initial: 100, min: 40, max: 1000 });
-    expect(loadConfig({ DB_POOL_SIZE: '60' }).purchaseConcurrency).toEqual({ initial: 120, min: 120, max: 1000 });
-    expect(loadConfig({ PURCHASE_CONCURRENCY_MIN: '10' }).purchaseConcurrency).toEqual({ initial: 100, min: 10, max: 1000 });
+    expect(loadConfig({}).purchaseConcurrency).toEqual({ initial: 100, min: 40, max: 1000, bookingMin: 100 });
+    expect(loadConfig({ DB_POOL_SIZE: '60' }).purchaseConcurrency).toEqual({ initial: 120, min: 120, max: 1000, bookingMin: 300 });
+    expect(loadConfig({ PURCHASE_CONCURRENCY_MIN: '10' }).purchaseConcurrency).toEqual({ initial: 100, min: 10, max: 1000, bookingMin: 100 });
+    expect(loadConfig({ BOOKING_CONCURRENCY_MIN: '30', PURCHASE_CONCURRENCY_MIN: '35' }).purchaseConcurrency).toEqual({ initial: 100, min: 35, max: 1000, bookingMin: 35 });
     expect(() => loadConfig({ PURCHASE_CONCURRENCY_MAX: '30' })).toThrow(/PURCHASE_CONCURRENCY/);
   });
 });

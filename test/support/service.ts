@@ -56,7 +56,7 @@ export async function startTestService(
     rateLimitExempt: ['127.0.0.0/8', '::1'],
     rateLimitPrefix: `bo_test:${randomBytes(6).toString('hex')}`,
     // Likewise no overload shedding (503) unless a test asks: they fire hundreds of requests at once on purpose.
-    purchaseConcurrency: { initial: 100_000, min: 100_000, max: 100_000 },
+    purchaseConcurrency: { initial: 100_000, min: 100_000, max: 100_000, bookingMin: 100_000 },
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;

@@ -58,7 +58,7 @@ describe('the purchase path over HTTP with the seat database stuck', () => {
   afterAll(async () => { await t?.close(); });
 
   it('answers beyond the limit at once: 503 OVERLOADED with Retry-After', async () => {
-    t = await startTestService({ config: { purchaseConcurrency: { initial: 8, min: 8, max: 8 } } });
+    t = await startTestService({ config: { purchaseConcurrency: { initial: 8, min: 8, max: 8, bookingMin: 8 } } });
     const show = await createShow(t, { rows: 2, seatsPerRow: 20, per_user_limit: 1 });
     const buyers = await registerBuyers(t, 30);
     // Someone else holds every seat row's lock: each claim waits (the database is "slow").

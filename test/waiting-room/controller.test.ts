@@ -42,6 +42,19 @@ describe('the admission controller (pure)', () => {
     expect(c.view().decision).toBe('hold');
   });
 
+  it('at a saturated pool rises no further than a fifth over the purchases completed, and never cuts for it', () => {
+    const c = new AdmissionController(12_000, 6);
+    expect(c.ratePerMinute()).toBe(6000);
+    // every connection busy, 160 purchases in the 2 s window (4,800 a minute): 5,760 at most, and no cut from 6,000
+    expect(c.tick(calm({ poolUtilization: 1, completions: 160 }))).toBe(6000);
+    expect(c.view()).toMatchObject({ decision: 'hold', reason: 'hold latency 8.0 ms, set point 125.0 ms; the pool is saturated at 4800 purchases/min' });
+    // 250 in the window (7,500 a minute): up to 9,000, though the latency alone would allow 30 %
+    expect(c.tick(calm({ poolUtilization: 0.97, completions: 250 }))).toBe(7800);
+    expect(c.tick(calm({ poolUtilization: 0.97, completions: 250 }))).toBe(9000);
+    // a pool with room to spare: the latency's law alone
+    expect(c.tick(calm({ poolUtilization: 0.8, completions: 250 }))).toBe(11_700);
+  });
+
   it('steers to the set point: cuts in proportion to how slow the holds are (40 % at most), recovers to the ceiling without overshoot', () => {
     const c = new AdmissionController(1200, 6);
     for (let i = 0; i < 8; i++) c.tick(calm());
