@@ -11,6 +11,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | null;
   poolSize: number;
+  /** Statements with parameters go as named prepared statements (DB_PREPARED_STATEMENTS=0: unnamed, for poolers that cannot keep them). */
+  preparedStatements: boolean;
   adminEmail: string | null;
   adminPassword: string | null;
   tokenSecret: string | null;
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || null,
     poolSize: int(env, 'DB_POOL_SIZE', 20, 1),
+    preparedStatements: env.DB_PREPARED_STATEMENTS !== '0',
     adminEmail,
     adminPassword,
     tokenSecret,

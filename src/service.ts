@@ -61,6 +61,7 @@ export async function openService(
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
+    preparedStatements: config.preparedStatements,
   }));
   // Every statement is counted by what sent it: `db` is the request path's; the
   // background gets its own origins (db.as), so /metrics tells them apart.

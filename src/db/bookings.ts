@@ -37,6 +37,11 @@ export async function findBooking(db: Queryable, id: string): Promise<BookingRow
   return (await db.query<BookingRow>(`${BOOKING} where b.id = $1`, [id])).rows[0] ?? null;
 }
 
+/** Several bookings by id (in no particular order; unknown ids are left out). */
+export async function findBookings(db: Queryable, ids: string[]): Promise<BookingRow[]> {
+  return (await db.query<BookingRow>(`${BOOKING} where b.id = any($1::text[])`, [ids])).rows;
+}
+
 export async function listBookings(db: Queryable, userId: string): Promise<BookingRow[]> {
   return (await db.query<BookingRow>(`${BOOKING} where b.user_id = $1 order by b.created_at desc, b.id desc limit 500`, [userId])).rows;
 }

@@ -19,27 +19,34 @@ const TICKET = `
     from tickets t join bookings b on b.id = t.booking_id`;
 
 /**
- * Issues the tickets of a booking that is confirmed, in one statement: the
- * booking's row is share-locked by it, so a cancellation (which locks the row for
- * update first) either ends before — and nothing is issued — or waits until the
- * tickets exist, then voids them. A seat that has its ticket already is left alone.
- * Returns how many tickets were written.
+ * The tickets of several bookings, and their outbox tasks done, in one statement
+ * (one commit for a whole batch): each ticket is written only while its booking is
+ * confirmed, under a share lock on its row, so a cancellation (which locks the row
+ * for update first) either ends before, and nothing is issued, or waits until the
+ * tickets exist, then voids them; a seat
+ * that has its ticket already is left alone. A failure writes nothing and leaves
+ * every task to be retried. Returns how many tickets were written.
  */
-export async function issueConfirmedTickets(
+export async function issueTicketsAndFinish(
   db: Queryable,
-  bookingId: string,
-  rows: { id: string; showId: string; seat: string; code: string; qrKey: string }[],
+  rows: { id: string; bookingId: string; showId: string; seat: string; code: string; qrKey: string }[],
+  outboxIds: number[],
 ): Promise<number> {
-  if (rows.length === 0) return 0;
-  const r = await db.query(
-    `insert into tickets (id, booking_id, show_id, seat_id, code, qr_key, status)
-     select t.id, $1, t.show_id, t.seat_id, t.code, t.qr_key, 'valid'
-       from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as t(id, show_id, seat_id, code, qr_key)
-      where exists (select 1 from bookings b where b.id = $1 and b.status = 'confirmed' for share of b)
-     on conflict (booking_id, seat_id) do nothing`,
-    [bookingId, rows.map((r) => r.id), rows.map((r) => r.showId), rows.map((r) => r.seat), rows.map((r) => r.code), rows.map((r) => r.qrKey)],
+  const r = await db.query<{ issued: number }>(
+    `with issued as (
+       insert into tickets (id, booking_id, show_id, seat_id, code, qr_key, status)
+       select t.id, t.booking_id, t.show_id, t.seat_id, t.code, t.qr_key, 'valid'
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as t(id, booking_id, show_id, seat_id, code, qr_key)
+        where exists (select 1 from bookings b where b.id = t.booking_id and b.status = 'confirmed' for share of b)
+       on conflict (booking_id, seat_id) do nothing
+       returning 1
+     ), done as (
+       update outbox set done_at = now(), lease_until = null where id = any($7::bigint[]) returning 1
+     )
+     select (select count(*) from issued)::int as issued, (select count(*) from done)::int as done`,
+    [rows.map((r) => r.id), rows.map((r) => r.bookingId), rows.map((r) => r.showId), rows.map((r) => r.seat), rows.map((r) => r.code), rows.map((r) => r.qrKey), outboxIds],
   );
-  return r.rowCount;
+  return r.rows[0]!.issued;
 }
 
 export async function ticketsOfBooking(db: Queryable, bookingId: string): Promise<TicketRow[]> {

@@ -1,49 +1,69 @@
 // Delivers outbox rows: tickets to issue, refunds to send. At least once; every
 // handler is idempotent (tickets on conflict do nothing, refunds keyed by refund id).
-// A refund the provider cannot answer now is retried with backoff; one it refuses
-// for good is marked failed and shown to operators (stats, metrics, a warning).
+// Tickets go a batch at a time (three statements however many bookings); refunds
+// one at a time, each a provider call. A refund the provider cannot answer now is
+// retried with backoff; one it refuses for good is marked failed and shown to
+// operators (stats, metrics, a warning).
 import { leaseDue, markDone, markFailed, type OutboxEvent, type OutboxTopic } from '../db/outbox.js';
 import { findRefund, markRefundFailed, markRefundSucceeded } from '../db/payments.js';
-import { issueTickets } from '../app/tickets.js';
+import { issueTicketsInBatch } from '../app/tickets.js';
 import type { Context } from '../app/context.js';
 
 type Log = { warn: (o: object, m: string) => void };
 
-async function handle(ctx: Context, e: OutboxEvent, log: Log): Promise<void> {
-  switch (e.topic) {
-    case 'ticket.issue':
-      return issueTickets(ctx, e.payload.booking_id!);
-    case 'refund.create': {
-      const refund = await findRefund(ctx.db, e.payload.refund_id!);
-      if (!refund || refund.status !== 'pending') return;
-      const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount }, ctx.config.paymentTimeoutMs);
-      if (r.kind === 'retry') throw new Error(r.reason);
-      if (r.kind === 'refused') {
-        // Retrying a refund the provider refuses for good would only hide it: an operator decides.
-        await markRefundFailed(ctx.db, refund.id, r.reason);
-        ctx.metrics.refundsRefused.inc({ code: r.code });
-        log.warn({ event: 'refund.refused', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), code: r.code, reason: r.reason }, 'refund refused by the provider; marked failed');
-        return;
-      }
-      await markRefundSucceeded(ctx.db, refund.id, r.refundId);
-      ctx.metrics.refundsSent.inc({ reason: refund.reason });
-      ctx.log.info({ event: 'refund.sent', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), reason: refund.reason, provider_refund: r.refundId }, 'refund sent');
-      return;
-    }
-  }
-}
+/** Ticket tasks leased at once, issued together. */
+const TICKET_BATCH = 200;
+const REFUND_BATCH = 20;
+const LEASE_SECONDS = 30;
+
+const retryInSeconds = (ctx: Context, e: OutboxEvent) => Math.min(60, 2 ** Math.min(e.attempts, 6) * ctx.config.reconcileBaseSeconds);
+const failure = (err: unknown) => String((err as Error).message ?? err);
 
 /** One pass over one topic: leases due rows and handles them; returns how many it handled. */
-export async function relayOutbox(ctx: Context, topic: OutboxTopic, log: Log): Promise<number> {
-  const due = await leaseDue(ctx.db, topic, 20, 30);
+export function relayOutbox(ctx: Context, topic: OutboxTopic, log: Log): Promise<number> {
+  return topic === 'ticket.issue' ? relayTickets(ctx, log) : relayRefunds(ctx, log);
+}
+
+/** Ticket tasks, a batch at a time: all of it issued and done, or (a failure) all of it retried. */
+async function relayTickets(ctx: Context, log: Log): Promise<number> {
+  const due = await leaseDue(ctx.db, 'ticket.issue', TICKET_BATCH, LEASE_SECONDS);
+  if (due.length === 0) return 0;
+  try {
+    await issueTicketsInBatch(ctx, due.map((e) => ({ outboxId: e.id, bookingId: e.payload.booking_id! })));
+  } catch (err) {
+    log.warn({ err, outbox_ids: due.map((e) => e.id), topic: 'ticket.issue' }, 'ticket issuing failed; will retry');
+    await Promise.all(due.map((e) => markFailed(ctx.db, e.id, failure(err), retryInSeconds(ctx, e))));
+  }
+  return due.length;
+}
+
+async function relayRefunds(ctx: Context, log: Log): Promise<number> {
+  const due = await leaseDue(ctx.db, 'refund.create', REFUND_BATCH, LEASE_SECONDS);
   await Promise.all(due.map(async (e) => {
     try {
-      await handle(ctx, e, log);
+      await sendRefund(ctx, e, log);
       await markDone(ctx.db, e.id);
     } catch (err) {
       log.warn({ err, outbox_id: e.id, topic: e.topic }, 'outbox delivery failed; will retry');
-      await markFailed(ctx.db, e.id, String((err as Error).message ?? err), Math.min(60, 2 ** Math.min(e.attempts, 6) * ctx.config.reconcileBaseSeconds));
+      await markFailed(ctx.db, e.id, failure(err), retryInSeconds(ctx, e));
     }
   }));
   return due.length;
+}
+
+async function sendRefund(ctx: Context, e: OutboxEvent, log: Log): Promise<void> {
+  const refund = await findRefund(ctx.db, e.payload.refund_id!);
+  if (!refund || refund.status !== 'pending') return;
+  const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount }, ctx.config.paymentTimeoutMs);
+  if (r.kind === 'retry') throw new Error(r.reason);
+  if (r.kind === 'refused') {
+    // Retrying a refund the provider refuses for good would only hide it: an operator decides.
+    await markRefundFailed(ctx.db, refund.id, r.reason);
+    ctx.metrics.refundsRefused.inc({ code: r.code });
+    log.warn({ event: 'refund.refused', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), code: r.code, reason: r.reason }, 'refund refused by the provider; marked failed');
+    return;
+  }
+  await markRefundSucceeded(ctx.db, refund.id, r.refundId);
+  ctx.metrics.refundsSent.inc({ reason: refund.reason });
+  ctx.log.info({ event: 'refund.sent', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), reason: refund.reason, provider_refund: r.refundId }, 'refund sent');
 }
