@@ -23,9 +23,9 @@ const TICKET = `
  * (one commit for a whole batch): each ticket is written only while its booking is
  * confirmed, under a share lock on its row, so a cancellation (which locks the row
  * for update first) either ends before, and nothing is issued, or waits until the
- * tickets exist, then voids them; a seat
- * that has its ticket already is left alone. A failure writes nothing and leaves
- * every task to be retried. Returns how many tickets were written.
+ * tickets exist, then voids them; a seat that has its ticket already is left
+ * alone. A failure writes nothing and leaves every task to be retried. Returns
+ * how many tickets were written.
  */
 export async function issueTicketsAndFinish(
   db: Queryable,
@@ -41,9 +41,9 @@ export async function issueTicketsAndFinish(
        on conflict (booking_id, seat_id) do nothing
        returning 1
      ), done as (
-       update outbox set done_at = now(), lease_until = null where id = any($7::bigint[]) returning 1
+       update outbox set done_at = now(), lease_until = null where id = any($7::bigint[])
      )
-     select (select count(*) from issued)::int as issued, (select count(*) from done)::int as done`,
+     select count(*)::int as issued from issued`,
     [rows.map((r) => r.id), rows.map((r) => r.bookingId), rows.map((r) => r.showId), rows.map((r) => r.seat), rows.map((r) => r.code), rows.map((r) => r.qrKey), outboxIds],
   );
   return r.rows[0]!.issued;

@@ -125,12 +125,14 @@ export class AdmissionController {
       // Proportional to the distance from the set point, relative to it.
       const error = (setPoint - latency) / setPoint;
       const factor = error >= 0 ? Math.min(INCREASE_MOST, 1 + GAIN_UP * error) : Math.max(DECREASE_MOST, 1 + GAIN_DOWN * error);
-      this.rate = factor > 1 ? this.grow(this.rate * factor) : Math.max(this.floor, Math.round(this.rate * factor));
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
-      const sustained = this.sustainedPerMinute(s);
-      if (this.rate > before && sustained !== null && this.rate > sustained) {
-        this.rate = Math.max(before, sustained);
-        reason = `${reason}; the pool is saturated at ${Math.round(s.completions * 60_000 / s.windowMs)} purchases/min`;
+      if (factor > 1) {
+        const cap = this.saturatedCap(s);
+        const to = Math.min(this.rate * factor, cap ?? Infinity);
+        if (to > this.rate) this.rate = this.grow(to);
+        if (cap !== null && cap < before * factor) reason = `${reason}; the pool is saturated at ${Math.round((s.completions * 60_000) / s.windowMs)} purchases/min`;
+      } else {
+        this.rate = Math.max(this.floor, Math.round(this.rate * factor));
       }
     }
     if (this.rate < before && this.lastCut !== null && !(latency !== null && latency > this.lastCut)) {
@@ -153,10 +155,11 @@ export class AdmissionController {
    * While every connection of the pool is busy, the purchases completed are what the
    * seat database sustains: admitting more only lengthens the queue in front of it,
    * and the holds' latency says so only after the admitted buyers reach it (a tick
-   * or two late). So a saturated pool caps a rise at a little over that rate; null
-   * when the pool is not saturated or nothing completed to measure it by.
+   * or two late). So a saturated pool caps a rise at a little over that rate (a
+   * minute's worth); null when the pool is not saturated or nothing completed to
+   * measure it by. It never cuts: that is the latency's say.
    */
-  private sustainedPerMinute(s: Signals): number | null {
+  private saturatedCap(s: Signals): number | null {
     if (s.poolUtilization === null || s.poolUtilization < SATURATED || s.completions === 0 || s.windowMs <= 0) return null;
     return Math.ceil(SUSTAINED_MARGIN * s.completions * 60_000 / s.windowMs);
   }

@@ -20,8 +20,8 @@ export class PurchaseLimits {
 
   constructor(settings: Readonly<LimitSettings & { bookingMin: number }>, registry: Registry) {
     this.hold = new ConcurrencyLimit(settings);
-    const bookingMin = Math.max(settings.min, settings.bookingMin);
-    this.booking = new ConcurrencyLimit({ min: bookingMin, max: settings.max, initial: Math.max(bookingMin, settings.initial) });
+    // bookingMin lies between min and max already (src/config.ts).
+    this.booking = new ConcurrencyLimit({ min: settings.bookingMin, max: settings.max, initial: Math.max(settings.bookingMin, settings.initial) });
     this.rejections = new Counter({
       name: 'boxoffice_purchase_rejections_total',
       help: 'Holds and bookings refused with 503 OVERLOADED beyond the instance\'s concurrency limit, by path',
