@@ -30,6 +30,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { freePort, profileFlags, startDelayProxy, startService, type Child } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
+import { listenOverflows } from './lib/netstat.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -78,7 +79,15 @@ interface RunResult {
   notes: string[];
   /** The room, once a second (runs with a waiting room only). */
   timeline: string[][];
+  /** Connections the kernel dropped from a full listen queue during the run (the whole machine; null: not readable). */
+  listenDrops: number | null;
 }
+
+/** The kernel's listen-queue drops from `before` to now. */
+const dropsSince = (before: number | null): number | null => {
+  const now = listenOverflows();
+  return before === null || now === null ? null : now - before;
+};
 
 /** Buyer accounts from the service's synthetic-buyers route (BOXOFFICE_SYNTHETIC_BUYERS=1), 10,000 a request at most. */
 async function syntheticBuyers(baseUrl: string, admin: string, n: number): Promise<BuyerAccount[]> {
@@ -174,6 +183,7 @@ runBenchmark(async () => {
   const unloaded = async (label: string): Promise<RunResult> => {
     note(`\n${label} unloaded: ${unloadedN} buyers, closed loop, ${unloadedSeconds} s`);
     const st = await stage(label, limitOff, false, unloadedN);
+    const dropsBefore = listenOverflows();
     const started = performance.now();
     const m = market(st, false, started + unloadedSeconds * 1000);
     const stop = progress(label, started, m, () => '');
@@ -189,13 +199,14 @@ runBenchmark(async () => {
     return {
       label: `${label} unloaded`, buyers: unloadedN, tally: m.tally, span: unloadedSeconds,
       purchasesInSpan: m.tally.purchaseTimes.filter((t) => t <= m.stopAt).length, unfinished: 0, soldOut: m.seats.size === 0,
-      notes: [], timeline: [],
+      notes: [], timeline: [], listenDrops: dropsSince(dropsBefore),
     };
   };
   const a = await unloaded('(a)');
 
   // (b) and (c): the crowd arrives at random within the arrival window.
   const crowd = async (label: string, st: Stage, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
+    const dropsBefore = listenOverflows();
     const started = performance.now();
     const m = market(st, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
@@ -239,7 +250,7 @@ runBenchmark(async () => {
     const last = m.tally.purchaseTimes.length ? Math.max(...m.tally.purchaseTimes) : started + 1;
     return {
       label, buyers: buyersN, tally: m.tally, span: (last - started) / 1000, purchasesInSpan: m.tally.purchases, unfinished, soldOut: soldOut || m.seats.size === 0,
-      notes: [], timeline,
+      notes: [], timeline, listenDrops: dropsSince(dropsBefore),
     };
   };
 
@@ -312,6 +323,7 @@ runBenchmark(async () => {
     line('every answer within 1 s at p99', (r) => (within1s(r) ? 'yes' : 'no')),
     line('buyers unfinished at the cap', (r) => String(r.unfinished)),
     line("buyers' own event loop, max lag ms", (r) => fixed(r.tally.buyerLagMaxMs, 0)),
+    line('connections dropped, listen queue full', (r) => (r.listenDrops === null ? '-' : String(r.listenDrops))),
     line('sold out', (r) => (r.soldOut ? 'yes' : 'no')),
   ]));
   say('');
@@ -331,6 +343,7 @@ runBenchmark(async () => {
   say('       "every answer" = every request of every route (queue join, admit, hold, booking); a timeout counts as an answer after 3 s.');
   say('       "503 p99" is as the buyers saw it; "in the service" is from the parsed request to the 503 written (boxoffice_purchase_shed_seconds):');
   say('       the difference is time the request waited for the service\'s event loop (and the buyers\' for theirs) on cores every process here shares.');
+  say('       "connections dropped" is the kernel\'s ListenOverflows over the run (the whole machine): each one cost its buyer a SYN retry, a second or more.');
   const statuses = (r: RunResult) => [...r.tally.statuses].sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}: ${v}`).join(', ');
   for (const r of runs) say(`answers of ${r.label}: ${statuses(r)}`);
   say(`(b) left for (c)'s service: ${afterB}`);

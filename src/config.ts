@@ -7,6 +7,13 @@ export const SIMULATOR_WEBHOOK_SECRET = 'whsec_sim';
 export interface Config {
   host: string;
   port: number;
+  /**
+   * Connections the kernel may hold for the API before it accepts them (listen's
+   * backlog; the kernel caps it at net.core.somaxconn). Past it a new connection's
+   * SYN is dropped and the client retries a second later: an on-sale's burst of
+   * new connections overflowed Node's default of 511.
+   */
+  listenBacklog: number;
   databaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
@@ -194,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   return Object.freeze({
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000, 0),
+    listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1),
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || null,

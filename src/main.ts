@@ -42,7 +42,7 @@ async function main(command: string, args: string[]): Promise<void> {
   const metricsAt = await service.listenMetrics();
   if (metricsAt) say(`metrics on http://${config.host}:${metricsAt.port}/metrics${config.metricsToken ? ' (bearer METRICS_TOKEN)' : ''}`);
   if (command === 'serve') {
-    await service.app.listen({ host: config.host, port: config.port });
+    await service.app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
     const address = service.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     if (!config.stripeSecretKey) {

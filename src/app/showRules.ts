@@ -4,6 +4,10 @@
 // copy is older than `refreshMs`; a copy older than twice that is not used by the
 // gate (it waits for a fresh one). The same query reads the database clock, so
 // sale windows are judged in process on the database's time, not this server's.
+// A read is shared: however many requests need a show's fresh copy at once (a
+// crowd's first joins, every hold while a refresh is late), one query is in flight
+// for it. Without that, an on-sale's opening sent one query per request into a
+// pool already full of holds, and every answer waited behind the pile.
 import type { Queryable } from '../db/client.js';
 import { showRules, type ShowRuleRow } from '../db/waitingRoom.js';
 
@@ -31,6 +35,8 @@ export class ShowRules {
   /** Database clock minus this server's clock, as of the last read. */
   private offsetMs = 0;
   private refreshing: Promise<void> | null = null;
+  /** The read in flight for each show, which any caller needing that show waits on. */
+  private readonly reading = new Map<string, Promise<void>>();
   private failedAtMs = 0;
 
   constructor(private readonly db: Queryable, readonly refreshMs: number) {}
@@ -49,7 +55,7 @@ export class ShowRules {
       if (age >= this.refreshMs) void this.refresh().catch(() => {});
       return known.rule;
     }
-    await this.read([showId]);
+    await (this.reading.get(showId) ?? this.read([showId]));
     return this.rules.get(showId)?.rule ?? null;
   }
 
@@ -69,6 +75,8 @@ export class ShowRules {
   /** Forgets a show this instance just changed, so its next read is fresh. */
   forget(showId: string): void {
     this.rules.delete(showId);
+    // A read under way may have been sent before the change: the next caller asks anew.
+    this.reading.delete(showId);
   }
 
   /** Every cached show in use again, in one query (one at a time); idle ones are dropped. */
@@ -79,7 +87,16 @@ export class ShowRules {
     return this.refreshing;
   }
 
-  private async read(ids: string[]): Promise<void> {
+  /** One query for these shows; each is marked as being read until it answers. */
+  private read(ids: string[]): Promise<void> {
+    const done = this.query(ids).finally(() => {
+      for (const id of ids) if (this.reading.get(id) === done) this.reading.delete(id);
+    });
+    for (const id of ids) this.reading.set(id, done);
+    return done;
+  }
+
+  private async query(ids: string[]): Promise<void> {
     const sentAt = Date.now();
     const { rows, now } = await showRules(this.db, ids).catch((err: unknown) => {
       this.failedAtMs = Date.now();
@@ -89,6 +106,11 @@ export class ShowRules {
     this.offsetMs = now.getTime() - (sentAt + receivedAt) / 2;
     if (this.rules.size + ids.length > MAX_SHOWS) this.rules.clear();
     const found = new Map(rows.map((r) => [r.id, toRule(r)]));
-    for (const id of ids) this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt, usedMs: this.rules.get(id)?.usedMs ?? sentAt });
+    for (const id of ids) {
+      const known = this.rules.get(id);
+      // A read sent later (after a forget) answered first: its copy is the newer one.
+      if (known && known.atMs > sentAt) continue;
+      this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt, usedMs: known?.usedMs ?? sentAt });
+    }
   }
 }

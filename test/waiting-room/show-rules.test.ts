@@ -3,6 +3,7 @@
 // are judged on the database's clock, also when a test shifts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShowRules } from '../../src/app/showRules.js';
+import type { Queryable } from '../../src/db/client.js';
 import { shiftClock } from '../../src/db/clock.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow } from '../support/catalog.js';
@@ -32,6 +33,26 @@ describe('show rules in memory', () => {
     }
     expect(seenAfter).not.toBeNull();
     expect(seenAfter!).toBeLessThanOrEqual(2 * 200 + 50);
+  });
+
+  it('share one read among every request that needs the same show at once', async () => {
+    const { showId } = await createShow(t);
+    const other = await createShow(t);
+    let queries = 0;
+    const counted: Queryable = {
+      query: (text, params) => { queries++; return t.service.ctx.db.query(text, params); },
+      script: (sql) => t.service.ctx.db.script(sql),
+    };
+    const rules = new ShowRules(counted, 60_000);
+    // A crowd's first requests, all before the first answer: one query per show, not one per request.
+    const got = await Promise.all([...Array.from({ length: 200 }, () => rules.get(showId)), rules.get(other.showId), rules.get(other.showId)]);
+    expect(queries).toBe(2);
+    expect(got.every((r) => r !== null && r.waitingRoom === false)).toBe(true);
+    // This instance changes the show and forgets it: the next read is a new one, not the one before the change.
+    await t.service.ctx.db.query('update shows set waiting_room = true where id = $1', [showId]);
+    rules.forget(showId);
+    expect((await rules.get(showId))!.waitingRoom).toBe(true);
+    expect(queries).toBe(3);
   });
 
   it('judge time on the database clock', async () => {
