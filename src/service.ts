@@ -78,7 +78,7 @@ export async function openService(
   const appLog = loggerFrom('boxoffice', opts.logger);
   const log = appLog ?? silentLogger();
   const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
-  const showRules = new ShowRules(db.as('show_rules'), config.waitingRoom.showRulesRefreshMs);
+  const showRules = new ShowRules(db.as('show_rules').aside(), config.waitingRoom.showRulesRefreshMs);
   const metrics = new Metrics(db.as('metrics'), trips);
   const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   let streams: SeatStreams | null = null;

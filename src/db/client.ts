@@ -36,6 +36,13 @@ export interface Database extends Queryable {
   close(): Promise<void>;
   /** The same database with its statements counted under `origin` (src/db/trips.ts); uncounted here, so itself. */
   as(origin: string): Database;
+  /**
+   * A connection of its own, outside the pool, for the few small reads that keep the
+   * purchase path's in-memory copies fresh (the show rules): queued behind the holds
+   * they guard, they took a second under an on-sale's load, and every request waited
+   * for them. PGlite has one connection: the same one.
+   */
+  aside(): Queryable;
 }
 
 // Counts and money are int8 in SQL; they stay far below 2^53, so numbers are safe.
@@ -68,6 +75,15 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
+  // Opened on first use; one connection, so its reads queue only behind each other.
+  let asidePool: pg.Pool | null = null;
+  const asideOne = () => {
+    if (!asidePool) {
+      asidePool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000 });
+      asidePool.on('error', () => {});
+    }
+    return asidePool;
+  };
   const busy = new BusyClock();
   const takenAt = new WeakMap<pg.PoolClient, number>();
   pool.on('acquire', (client) => takenAt.set(client, busy.start()));
@@ -109,8 +125,19 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), asidePool?.end()]);
+    },
     as: () => db,
+    aside: () => ({
+      async query<R>(text: string, params?: readonly unknown[]) {
+        const r = await asideOne().query(prepared(text, params, prepare));
+        return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+      },
+      async script(sql: string) {
+        await asideOne().query(sql);
+      },
+    }),
   };
   return db;
 }
@@ -173,6 +200,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       }
     },
     as: () => embedded,
+    aside: () => embedded,
   };
   return embedded;
 }

@@ -42,13 +42,13 @@ export function metered(base: Database, ledger: TripLedger, origin: string): Dat
       return tx.script(sql);
     },
   });
-  return {
-    kind: base.kind,
+  // A statement on its own: one round trip, one commit, its time (pool wait included).
+  const alone = (q: Queryable): Queryable => ({
     async query<R>(text: string, params?: readonly unknown[]) {
       t.roundTrips++;
       const t0 = performance.now();
       try {
-        const r = await base.query<R>(text, params);
+        const r = await q.query<R>(text, params);
         t.commits++;
         return r;
       } finally {
@@ -57,9 +57,15 @@ export function metered(base: Database, ledger: TripLedger, origin: string): Dat
     },
     async script(sql: string) {
       t.roundTrips++;
-      await base.script(sql);
+      await q.script(sql);
       t.commits++;
     },
+  });
+  const direct = alone(base);
+  return {
+    kind: base.kind,
+    query: direct.query,
+    script: direct.script,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       t.roundTrips += 2; // BEGIN (with its settings, one round trip) and COMMIT or ROLLBACK
       const t0 = performance.now();
@@ -74,5 +80,6 @@ export function metered(base: Database, ledger: TripLedger, origin: string): Dat
     poolStats: () => base.poolStats(),
     close: () => base.close(),
     as: (other: string) => metered(base, ledger, other),
+    aside: () => alone(base.aside()),
   };
 }
