@@ -46,7 +46,11 @@ export class ShowRules {
     return Date.now() + this.offsetMs;
   }
 
-  /** The show's rules (null: no such show), no older than twice refreshMs. */
+  /**
+   * The show's rules (null: no such show), no older than twice refreshMs, except
+   * that a caller finding a read of the show under way waits for that one: its copy
+   * is as of when it was sent, at most one database answer's time before the caller.
+   */
   async get(showId: string): Promise<ShowRule | null> {
     const known = this.rules.get(showId);
     const age = known ? Date.now() - known.atMs : Infinity;

@@ -66,6 +66,19 @@ function prepared(text: string, params: readonly unknown[] | undefined, prepare:
   return { name, text, values: params as unknown[] };
 }
 
+/** Statements through whatever runs them (the pool, one checked-out client, the connection aside). */
+function through(run: (q: pg.QueryConfig | string) => Promise<pg.QueryResult>, prepare: boolean): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]) {
+      const r = await run(prepared(text, params, prepare));
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+    },
+    async script(sql: string) {
+      await run(sql);
+    },
+  };
+}
+
 /**
  * `prepare: false` (DB_PREPARED_STATEMENTS=0) sends every statement unnamed: for a
  * connection pooler that cannot keep a session's prepared statements (PgBouncer in
@@ -77,13 +90,13 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
   pool.on('error', () => {});
   // Opened on first use; one connection, so its reads queue only behind each other.
   let asidePool: pg.Pool | null = null;
-  const asideOne = () => {
+  const aside = through((q) => {
     if (!asidePool) {
       asidePool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000 });
       asidePool.on('error', () => {});
     }
-    return asidePool;
-  };
+    return asidePool.query(q);
+  }, prepare);
   const busy = new BusyClock();
   const takenAt = new WeakMap<pg.PoolClient, number>();
   pool.on('acquire', (client) => takenAt.set(client, busy.start()));
@@ -94,27 +107,12 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
   });
   const db: Database = {
     kind: 'postgres',
-    async query<R>(text: string, params?: readonly unknown[]) {
-      const r = await pool.query(prepared(text, params, prepare));
-      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
-    },
-    async script(sql: string) {
-      await pool.query(sql);
-    },
+    ...through((q) => pool.query(q), prepare),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       try {
         await client.query(`begin; ${TX_SETTINGS}`);
-        const tx: Queryable = {
-          async query<R>(text: string, params?: readonly unknown[]) {
-            const r = await client.query(prepared(text, params, prepare));
-            return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
-          },
-          async script(sql: string) {
-            await client.query(sql);
-          },
-        };
-        const result = await fn(tx);
+        const result = await fn(through((q) => client.query(q), prepare));
         await client.query('commit');
         return result;
       } catch (err) {
@@ -129,15 +127,7 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
       await Promise.all([pool.end(), asidePool?.end()]);
     },
     as: () => db,
-    aside: () => ({
-      async query<R>(text: string, params?: readonly unknown[]) {
-        const r = await asideOne().query(prepared(text, params, prepare));
-        return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
-      },
-      async script(sql: string) {
-        await asideOne().query(sql);
-      },
-    }),
+    aside: () => aside,
   };
   return db;
 }

@@ -61,11 +61,9 @@ export function metered(base: Database, ledger: TripLedger, origin: string): Dat
       t.commits++;
     },
   });
-  const direct = alone(base);
   return {
     kind: base.kind,
-    query: direct.query,
-    script: direct.script,
+    ...alone(base),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       t.roundTrips += 2; // BEGIN (with its settings, one round trip) and COMMIT or ROLLBACK
       const t0 = performance.now();

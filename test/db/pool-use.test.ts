@@ -1,23 +1,27 @@
-// The pool's busy time, which the admission controller turns into utilization: on
-// the real PostgreSQL, four connections each busy ~200 ms (one in a transaction)
-// add up to ~800 ms, idle time adds nothing, and a connection still busy counts so far.
+// The pool's use, on the real PostgreSQL. Its busy time, which the admission
+// controller turns into utilization: four connections each busy ~200 ms (one in a
+// transaction) add up to ~800 ms, idle time adds nothing, and a connection still
+// busy counts so far. And the connection kept aside from it (the show rules' refresh
+// reads through it): with every pooled connection busy and statements queued for
+// them, a read aside answers at once, not after the queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPostgres, type Database } from '../../src/db/client.js';
+import { metered, TripLedger } from '../../src/db/trips.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
-describe('the database pool\'s busy time', () => {
-  let database: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = connectPostgres(database.url, 4);
-    await db.query('select 1'); // a connection opened before the clock is read
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
+let database: TestDatabase;
+let db: Database;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = connectPostgres(database.url, 4);
+  await db.query('select 1'); // a connection opened before the clock is read
+});
+afterAll(async () => {
+  await db?.close();
+  await database?.drop();
+});
 
+describe('the database pool\'s busy time', () => {
   it('adds up the time connections are in use, and only that', async () => {
     const before = db.poolStats().busyMs;
     await Promise.all([
@@ -36,5 +40,28 @@ describe('the database pool\'s busy time', () => {
     expect(partway).toBeLessThan(300);
     await running;
     expect(db.poolStats()).toMatchObject({ size: 4, waiting: 0 });
+  });
+});
+
+describe('the connection aside from the pool', () => {
+  it('answers while the pool is full and queued', async () => {
+    const busy = Array.from({ length: 12 }, () => db.query('select pg_sleep(0.4)'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(db.poolStats().waiting).toBeGreaterThan(0);
+    const t0 = performance.now();
+    const r = await db.aside().query<{ n: number }>('select $1::int as n', [7]);
+    const ms = performance.now() - t0;
+    expect(r.rows[0]!.n).toBe(7);
+    // The pool's queue takes 1.2 s to drain; the read aside needs no slot of it.
+    expect(ms).toBeLessThan(350);
+    await Promise.all(busy);
+  });
+
+  it('is counted under its origin when metered', async () => {
+    const ledger = new TripLedger();
+    const rules = metered(db, ledger, 'request').as('show_rules').aside();
+    await rules.query('select 1');
+    expect(ledger.of('show_rules')).toMatchObject({ roundTrips: 1, commits: 1 });
+    expect(ledger.of('request').roundTrips).toBe(0);
   });
 });
