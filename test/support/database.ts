@@ -44,13 +44,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * End a test's own pool and wait until every connection has really closed. pg's
  * `pool.end()` resolves once clients are asked to end, not once they have; a database
  * dropped `with (force)` right after would terminate the stragglers, and the pool would
- * raise that FATAL as an uncaught error.
+ * raise that FATAL as an uncaught error. pg-pool emits `remove` for a client once its
+ * connection has ended, so this waits for one `remove` per client the pool had.
  */
 export async function endPool(pool: pg.Pool): Promise<void> {
-  const closing: Promise<void>[] = [];
-  pool.on('remove', (client: pg.PoolClient) => {
-    closing.push(new Promise<void>((resolve) => client.once('end', () => resolve())));
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => {
+      open -= 1;
+      if (open === 0) resolve();
+    });
   });
   await pool.end();
-  await Promise.all(closing);
+  await closed;
 }
