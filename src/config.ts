@@ -235,7 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     waitingRoom: Object.freeze({
       admitPerMinute: int(env, 'WAITING_ROOM_ADMIT_PER_MINUTE', 600, 0),
       graceSeconds: int(env, 'WAITING_ROOM_GRACE_SECONDS', 120, 1),
-      tickMs: int(env, 'WAITING_ROOM_TICK_MS', 1000, 10),
+      tickMs: int(env, 'WAITING_ROOM_TICK_MS', 250, 10),
       failOpen: env.WAITING_ROOM_FAIL_OPEN === '1',
       prefix: env.WAITING_ROOM_PREFIX || 'boxoffice:wr',
       showRulesRefreshMs: int(env, 'SHOW_RULES_REFRESH_MS', 1000, 10),

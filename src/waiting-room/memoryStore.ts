@@ -121,10 +121,8 @@ export class MemoryQueueStore implements QueueStore {
     const nowMs = this.clock();
     // One process, one instance: its rate is the room's.
     r.rate = input.ratePerMinute;
-    if (r.lastMs === null) {
-      r.lastMs = nowMs;
-      return;
-    }
+    // The first advance counts from one step back (see AdvanceInput.firstStepMs).
+    r.lastMs ??= nowMs - (input.firstStepMs ?? 0);
     const rate = effectiveRate(input.ratePerMinute, r);
     const lapsed = (now: number) => {
       const out: Call[] = [];

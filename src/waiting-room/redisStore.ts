@@ -47,7 +47,7 @@ return open_if_due(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]) and 1 or 0
 
 // The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions),
 // rates (instance -> "rate:ms"). ARGV: ratePerMinute, graceMs, a fake time for tests ('' in production:
-// Redis TIME), instance id, rate TTL. The room admits at the lowest fresh rate among the instances ticking
+// Redis TIME), instance id, rate TTL, the first advance's step (ms). The room admits at the lowest fresh rate among the instances ticking
 // it: each measures the one shared database, and the most distressed one is the one to believe.
 const ADVANCE = `
 local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out')
@@ -67,7 +67,10 @@ for i = 1, #all, 2 do
 end
 redis.call('HSET', KEYS[1], 'rate', base)
 local last = tonumber(m[6])
-if not last then redis.call('HSET', KEYS[1], 'last_ms', now); return 0 end
+if not last then
+  last = now - tonumber(ARGV[6])
+  if now <= last then redis.call('HSET', KEYS[1], 'last_ms', now); return 0 end
+end
 if now <= last then return 0 end
 local tail = tonumber(m[3]) or 0
 local serving = tonumber(m[4]) or 0
@@ -213,7 +216,8 @@ export class RedisQueueStore implements QueueStore {
   advance(showId: string, input: AdvanceInput): Promise<void> {
     return this.run(async () => {
       await this.redis.roomAdvance(this.key(showId, 'meta'), this.key(showId, 'calls'), this.key(showId, 'present'), this.key(showId, 'rates'),
-        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '', input.instanceId, String(input.rateTtlMs));
+        String(input.ratePerMinute), String(input.graceMs), this.clock ? String(Math.floor(this.clock())) : '', input.instanceId, String(input.rateTtlMs),
+        String(input.firstStepMs ?? 0));
     });
   }
 

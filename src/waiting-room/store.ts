@@ -43,6 +43,12 @@ export interface AdvanceInput {
   ratePerMinute: number;
   /** A served position that makes no hold within this lapses; its slot goes to the next. */
   graceMs: number;
+  /**
+   * What a room's first advance admits: this long at the rate (the tick), as if the
+   * room had been ticked one tick before; without it the first tick only starts the
+   * clock and an opening waits a whole tick for its first admission. 0 when omitted.
+   */
+  firstStepMs?: number;
 }
 
 export interface QueueStore {

@@ -96,7 +96,7 @@ export class RoomTicker {
     if (state.opened && !state.ranked && (await this.store.lease(showId, 'opening', 30_000))) await this.writeOpening(showId, state.seed!);
     await this.store.advance(showId, {
       ratePerMinute: this.rate(showId), graceMs: this.settings.graceSeconds * 1000,
-      instanceId: this.instanceId, rateTtlMs: 5 * Math.max(this.settings.tickMs, this.settings.controlMs),
+      instanceId: this.instanceId, rateTtlMs: 5 * Math.max(this.settings.tickMs, this.settings.controlMs), firstStepMs: this.settings.tickMs,
     });
     if (state.opened && Date.now() - (this.soldOutAtMs.get(showId) ?? 0) > SOLD_OUT_PROBE_MS) {
       this.soldOutAtMs.set(showId, Date.now());

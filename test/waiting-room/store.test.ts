@@ -116,29 +116,31 @@ describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new M
     for (let i = 0; i < 100; i++) await store.join(id, `usr_${i}`, entry(), OPEN);
     const ticker = tickerFor(store, id, { opensAtMs: 0, nowMs: () => now, rate: 60, graceMs: 10_000 });
     await ticker.tick(); // the pre-queue was empty: open and ranked, serving starts
+    // The first advance admits one tick's worth (1 s at 60 a minute), not nothing.
+    expect((await store.state(id)).serving).toBe(1);
     now += 5_000;
     await ticker.tick();
-    expect((await store.state(id)).serving).toBe(5); // 60 a minute = 1 a second
-    // Positions 1..5 were called at t=6s; 1, 2 and 4 come to the purchase path.
+    expect((await store.state(id)).serving).toBe(6); // 60 a minute = 1 a second
+    // Position 1 was called at t=1s, 2..6 at t=6s; 1, 2 and 4 come to the purchase path.
     for (const p of [1, 2, 4]) await store.present(id, p);
     now += 4_000;
     await ticker.tick();
-    expect((await store.state(id)).serving).toBe(9);
-    now += 7_000; // past 6s + 10s grace: 3 and 5 lapsed
+    expect((await store.state(id)).serving).toBe(10);
+    now += 7_000; // past 6s + 10s grace: 3, 5 and 6 lapsed
     await ticker.tick();
     const s = await store.state(id);
-    expect(s.noShows).toBe(2);
-    expect(s.serving).toBe(9 + 7 + 2);
+    expect(s.noShows).toBe(3);
+    expect(s.serving).toBe(10 + 7 + 3);
 
     await store.control(id, { paused: true });
     now += 60_000;
     await ticker.tick();
-    expect((await store.state(id)).serving).toBe(18);
+    expect((await store.state(id)).serving).toBe(20);
     await store.control(id, { paused: false, cap: 6 });
     now += 10_000;
     await ticker.tick();
     const capped = await store.state(id);
-    expect(capped.serving).toBeGreaterThanOrEqual(19); // 6 a minute for 10 s, plus whatever lapsed meanwhile
+    expect(capped.serving).toBeGreaterThanOrEqual(21); // 6 a minute for 10 s, plus whatever lapsed meanwhile
     expect(capped.cap).toBe(6);
     await store.control(id, { cap: null });
     now += 3_600_000;
