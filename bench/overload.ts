@@ -312,6 +312,7 @@ runBenchmark(async () => {
     line('  not 503: p50 / p99 ms', (r) => `${fixed(pct(r.tally.decided).p50, 1)} / ${fixed(pct(r.tally.decided).p99, 1)}`),
     line('503 OVERLOADED', (r) => String(r.tally.shed.length)),
     line('503 p99 ms', (r) => fixed(pct(r.tally.shed).p99, 2)),
+    line('  503 p50 / p90 / max ms', (r) => (r.tally.shed.length ? `${fixed(pct(r.tally.shed).p50, 1)} / ${fixed(pct(r.tally.shed).p90, 1)} / ${fixed(pct(r.tally.shed).max, 1)}` : '-')),
     line('  503s within 5 ms in the service', (r) => (r === c && shedC.count > 0 ? `${shedC.within5ms} of ${shedC.count}` : '-')),
     line('seat races lost (409)', (r) => String(r.tally.seatRacesLost)),
     line('queue: admitted / not yet', (r) => (r === c ? `${r.tally.admitted} / ${r.tally.notYet}` : '-')),

@@ -107,6 +107,8 @@ export async function openService(
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
+  // Holds as slow as the room steers them to are no distress to the holds' limit.
+  purchaseLimits.hold.latencyTarget = () => (ctx.room.controller?.view().set_point_ms ?? null);
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: appLog });
   const sweeper = new Sweeper(db.as('sweeper'), ctx.metrics, config.sweepIntervalMs, ctx.log);

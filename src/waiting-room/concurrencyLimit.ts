@@ -38,6 +38,14 @@ export class ConcurrencyLimit {
   private readonly shortRtt = new Average(SHORT_WINDOW);
   private readonly longRtt = new Average(LONG_WINDOW);
   rejected = 0;
+  /**
+   * A latency the path is meant to run at (ms), or null: recent requests no slower
+   * than this never shrink the limit. The holds' limit takes the admission
+   * controller's set point: the room steers hold latency up to it on purpose (a
+   * queue of its making), and a limit that shrank for that queue shed the buyers
+   * the room had just admitted — two controllers pulling against each other.
+   */
+  latencyTarget: () => number | null = () => null;
 
   constructor(private readonly settings: Readonly<LimitSettings>) {
     this.estimate = settings.initial;
@@ -75,7 +83,8 @@ export class ConcurrencyLimit {
     if (long / short > 2) this.longRtt.scale(0.95);
     // Not using the limit says nothing about whether a higher one would be safe.
     if (inFlight < this.estimate / 2) return;
-    const gradient = Math.max(0.5, Math.min(1, (TOLERANCE * long) / short));
+    const allowed = Math.max(TOLERANCE * long, this.latencyTarget() ?? 0);
+    const gradient = Math.max(0.5, Math.min(1, allowed / short));
     const queue = Math.sqrt(this.estimate);
     const next = this.estimate * gradient + queue;
     this.estimate = Math.min(this.settings.max, Math.max(this.settings.min, this.estimate * (1 - SMOOTHING) + next * SMOOTHING));

@@ -37,6 +37,23 @@ describe('the adaptive concurrency limit', () => {
     }
   });
 
+  it('does not shrink for latency up to its target (the room\'s set point), and does beyond it', () => {
+    const steady = () => {
+      const l = new ConcurrencyLimit({ initial: 20, min: 5, max: 400 });
+      drive(l, 30, 500, 10);
+      return l;
+    };
+    const untargeted = steady();
+    const targeted = steady();
+    targeted.latencyTarget = () => 100;
+    const before = targeted.limit;
+    // Holds slowed to 80 ms, as the room steers them when it admits up to its set point.
+    expect(drive(untargeted, 5, 500, 80).at(-1)!).toBeLessThan(before / 2);
+    expect(drive(targeted, 5, 500, 80).at(-1)!).toBeGreaterThanOrEqual(before);
+    // Past the target it is distress again.
+    expect(drive(targeted, 5, 500, 400).at(-1)!).toBeLessThan(before / 2);
+  });
+
   it('does not grow when the limit is not used', () => {
     const limit = new ConcurrencyLimit({ initial: 50, min: 5, max: 400 });
     drive(limit, 50, 5, 10);
