@@ -15,7 +15,7 @@
 // Beside it, in the same run, a bare node:http SSE broadcaster (bench/lib/bareStream.ts)
 // that the same number of viewers follow while the same hold race runs: the bench
 // forwards every delta the control connection receives, byte for byte, to it.
-// Viewers live in a worker thread of this process (one socket each, a byte scanner
+// Viewers live in worker threads of this process (BENCH_VIEWER_THREADS, default 2; one socket each, a byte scanner
 // that never parses JSON), so this process needs V + C + ~50 file descriptors.
 //
 //   npm run bench:stream           BENCH_VIEWERS=10000 BENCH_SECONDS=15 BENCH_WARMUP_SECONDS=2
@@ -23,6 +23,7 @@
 //   BENCH_SEATS=400                seats of the show (rows of 20)
 //   BENCH_OPEN_BATCH=500           viewers connecting at a time
 //   BENCH_ROUNDS=2                 slices per target (none, boxoffice, bare), taken in ABBA order
+//   BENCH_VIEWER_THREADS=2         worker threads the viewers are spread over
 //   BENCH_CPU_PROF=1               profile the service and the bare broadcaster into .bench-out/prof
 import os from 'node:os';
 import http from 'node:http';
@@ -198,7 +199,10 @@ function openFileLimit(): number {
 }
 
 // ---------------------------------------------------------------------------
-// The viewers, in a worker thread.
+// The viewers, in worker threads (BENCH_VIEWER_THREADS, each with its share). One
+// thread reading 10,000 sockets fell hundreds of ms behind what the servers sent
+// (its event loop delay, counted in every delivery, reached p99 235–547 ms for both
+// servers when they wrote a pass in one go): the load generator, not the servers.
 interface Crowd {
   opened: { failures: Record<string, number>; withSnapshot: number };
   /** Waits until every open viewer has delta `version` (or the timeout): how many are still behind, after how long. */
@@ -207,23 +211,81 @@ interface Crowd {
   close(): Promise<void>;
 }
 
-async function openCrowd(label: string, origin: string, streamPath: string, count: number, batch: number): Promise<Crowd> {
+async function openCrowd(label: string, origin: string, streamPath: string, count: number, batch: number, threads: number): Promise<Crowd> {
+  const t = Math.max(1, Math.min(threads, count));
+  const shares = Array.from({ length: t }, (_, k) => Math.floor(count / t) + (k < count % t ? 1 : 0));
+  let opened = 0;
+  const t0 = performance.now();
+  const parts = await Promise.all(shares.map((share, k) => openViewerThread(`${label} ${k + 1}/${shares.length}`, origin, streamPath, share, Math.ceil(batch / shares.length), (n) => {
+    opened += n;
+    note(`  [${label}] ${opened}/${count} viewers connected, ${fixed((performance.now() - t0) / 1000, 1)} s`);
+  })));
+  const failures: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.opened.failures)) failures[k] = (failures[k] ?? 0) + v;
+  const withSnapshot = parts.reduce((a, p) => a + p.opened.withSnapshot, 0);
+  note(`  [${label}] ${withSnapshot}/${count} viewers have their snapshot after ${fixed((performance.now() - t0) / 1000, 1)} s (${shares.length} threads)`);
+  return {
+    opened: { failures, withSnapshot },
+    settle: async (version, timeoutMs) => {
+      const all = await Promise.all(parts.map((p) => p.settle(version, timeoutMs)));
+      return { behind: all.reduce((a, r) => a + r.behind, 0), ms: Math.max(...all.map((r) => r.ms)) };
+    },
+    collect: async () => mergeResults(await Promise.all(parts.map((p) => p.collect()))),
+    close: async () => { await Promise.all(parts.map((p) => p.close())); },
+  };
+}
+
+/** The threads' results as one crowd's: viewers one after another, arrivals over the union of versions; the worst thread's loop delay. */
+function mergeResults(rs: ViewerResults[]): ViewerResults {
+  if (rs.length === 1) return rs[0]!;
+  const n = rs.reduce((a, r) => a + r.snapshot.length, 0);
+  const withVersions = rs.filter((r) => r.versions > 0);
+  const firstVersion = withVersions.length ? Math.min(...withVersions.map((r) => r.firstVersion)) : 0;
+  const versions = withVersions.length ? Math.max(...withVersions.map((r) => r.firstVersion + r.versions)) - firstVersion : 0;
+  const cat = <T extends Float64Array | Uint8Array>(make: (n: number) => T, pick: (r: ViewerResults) => T): T => {
+    const out = make(n);
+    let at = 0;
+    for (const r of rs) { out.set(pick(r), at); at += r.snapshot.length; }
+    return out;
+  };
+  const arrivals = new Float64Array(versions * n).fill(NaN);
+  let offset = 0;
+  for (const r of rs) {
+    const m = r.snapshot.length;
+    for (let k = 0; k < r.versions; k++) {
+      arrivals.set(r.arrivals.subarray(k * m, (k + 1) * m), (r.firstVersion - firstVersion + k) * n + offset);
+    }
+    offset += m;
+  }
+  const failures: Record<string, number> = {};
+  for (const r of rs) for (const [k, v] of Object.entries(r.failures)) failures[k] = (failures[k] ?? 0) + v;
+  const worst = rs.reduce((w, r) => (r.loopDelay.p99 > w.loopDelay.p99 ? r : w));
+  return {
+    type: 'results', snapshot: cat((k) => new Float64Array(k), (r) => r.snapshot), last: cat((k) => new Float64Array(k), (r) => r.last),
+    received: cat((k) => new Float64Array(k), (r) => r.received), gaps: cat((k) => new Float64Array(k), (r) => r.gaps),
+    repeats: cat((k) => new Float64Array(k), (r) => r.repeats), ended: cat((k) => new Uint8Array(k), (r) => r.ended),
+    firstVersion, versions, arrivals, failures,
+    loopDelay: { p50: worst.loopDelay.p50, p99: worst.loopDelay.p99, max: Math.max(...rs.map((r) => r.loopDelay.max)) },
+  };
+}
+
+/** One worker thread's viewers. */
+async function openViewerThread(label: string, origin: string, streamPath: string, count: number, batch: number, progress: (newlyOpened: number) => void): Promise<Crowd> {
   const worker = new Worker(new URL('./lib/sseViewers.js', import.meta.url), { workerData: { origin, path: streamPath, count, batch } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const unregister = onCleanup(`close the ${label} viewers`, async () => { worker.postMessage('close'); await Promise.race([exited, sleep(3000)]); await worker.terminate(); });
   let onResults: ((r: ViewerResults) => void) | null = null;
   let onSettled: ((r: { behind: number; ms: number }) => void) | null = null;
-  const t0 = performance.now();
+  let reported = 0;
   const opened = await new Promise<Crowd['opened']>((resolve, reject) => {
     worker.on('error', reject);
     worker.on('message', (m: { type: 'progress'; opened: number; failed: number } | ({ type: 'opened' } & Crowd['opened']) | { type: 'settled'; behind: number; ms: number } | ViewerResults) => {
-      if (m.type === 'progress') note(`  [${label}] ${m.opened}/${count} viewers connected (${m.failed} failed), ${fixed((performance.now() - t0) / 1000, 1)} s`);
+      if (m.type === 'progress') { progress(m.opened - reported); reported = m.opened; }
       else if (m.type === 'opened') resolve({ failures: m.failures, withSnapshot: m.withSnapshot });
       else if (m.type === 'results') onResults?.(m);
       else if (m.type === 'settled') onSettled?.(m);
     });
   });
-  note(`  [${label}] ${opened.withSnapshot}/${count} viewers have their snapshot after ${fixed((performance.now() - t0) / 1000, 1)} s`);
   return {
     opened,
     settle: (version, timeoutMs) => new Promise((resolve) => { onSettled = resolve; worker.postMessage({ type: 'settle', version, timeoutMs }); }),
@@ -417,6 +479,7 @@ runBenchmark(async () => {
   const seatCount = envNumber('BENCH_SEATS', 400);
   const batch = envNumber('BENCH_OPEN_BATCH', 500);
   const rounds = envNumber('BENCH_ROUNDS', 2);
+  const viewerThreads = envNumber('BENCH_VIEWER_THREADS', 2);
   const loadStart = os.loadavg();
   const fdLimit = openFileLimit();
   const fdNeed = viewers + concurrency + 50;
@@ -498,7 +561,7 @@ runBenchmark(async () => {
       metrics.push(await scrape(service.baseUrl));
       const rss0 = rssKiB(service.pid);
       note(`\n${label}: opening the viewers of ${streamPath}, ${batch} at a time (service VmRSS ${fixed(rss0 / 1024, 0)} MiB)`);
-      const crowd = await openCrowd('boxoffice', service.baseUrl, streamPath, viewers, batch);
+      const crowd = await openCrowd('boxoffice', service.baseUrl, streamPath, viewers, batch, viewerThreads);
       await sleep(2000);
       const rss1 = rssKiB(service.pid);
       metrics.push(await scrape(service.baseUrl));
@@ -527,7 +590,7 @@ runBenchmark(async () => {
     await bareControl.open(`${bare.baseUrl}/stream`);
     const rss0 = rssKiB(bare.pid);
     note(`\n${label}: opening the viewers, ${batch} at a time (bare VmRSS ${fixed(rss0 / 1024, 0)} MiB); they start with the service's snapshot ${snap.version} (${snap.bytes.length} bytes)`);
-    const crowd = await openCrowd('bare', bare.baseUrl, '/stream', viewers, batch);
+    const crowd = await openCrowd('bare', bare.baseUrl, '/stream', viewers, batch, viewerThreads);
     await sleep(2000);
     const rss1 = rssKiB(bare.pid);
     const h = await race(label, slice);
@@ -576,7 +639,7 @@ runBenchmark(async () => {
   say(`== bench:stream — ${viewers} viewers of one ${rowCount * seatsPerRow}-seat show's GET /v1/shows/{id}/seats/stream on one instance, while ${concurrency} connections race for holds`);
   say(`   (2 random adjacent seats, hold_ttl_seconds 1, expiries through the sweeper); ${seconds} s measured per target in ${rounds} slice(s) of ${fixed(slice, 1)} s, ABBA order`);
   say(`   (${order.join(', ')}), each after ${warmupSeconds} s warm-up; the viewers connect (and get their snapshot) before each slice's race and leave after it;`);
-  say(`   ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; service, PostgreSQL, bare broadcaster and the bench (viewers in one worker thread) share them;`);
+  say(`   ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; service, PostgreSQL, bare broadcaster and the bench (viewers in ${viewerThreads} worker threads) share them;`);
   say(`   load average ${loadStart.map((x) => fixed(x, 1)).join(' ')} at start, ${loadEnd.map((x) => fixed(x, 1)).join(' ')} at end (other work on this machine shows up here); open file limit ${fdLimit}`);
   say('   bare: node:http, a Set of responses; the bench forwards every delta its control connection to the service gets, byte for byte, over one long POST, and it writes each to every viewer');
   say('');
@@ -616,7 +679,7 @@ runBenchmark(async () => {
   say(`seat changes answered 201 in the windows / found held in a delta: boxoffice ${changeCounts.ours.answered}/${changeCounts.ours.found}, bare ${changeCounts.bare.answered}/${changeCounts.bare.found}; held changes with no 201 to match: ${changeCounts.ours.unmatched}, ${changeCounts.bare.unmatched}`);
   say(`after each race and 3 s of quiet, every viewer had the last delta within: boxoffice ${settles.ours.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}; bare ${settles.bare.map((x) => `${x.ms} ms${x.behind ? ` (${x.behind} still behind at the 20 s limit)` : ''}`).join(', ')}`);
   const delays = (t: StreamTally) => t.loopDelays.map((d) => `p50 ${fixed(d.p50, 0)}, p99 ${fixed(d.p99, 0)}, max ${fixed(d.max, 0)} ms`).join('; ');
-  say(`the viewers' thread's event loop delay (how late it may have read; counted in every delivery): boxoffice slices ${delays(o)}; bare slices ${delays(b)}`);
+  say(`the viewers' threads' event loop delay, the slowest thread's (how late it may have read; counted in every delivery): boxoffice slices ${delays(o)}; bare slices ${delays(b)}`);
   say(`bench forward → bare control connection: p50 ${cell(forwardLag, 0.5)} ms, p99 ${cell(forwardLag, 0.99)} ms (${forwardLag.count} deltas); bare control problems: ${bareProblems.length ? bareProblems.slice(0, 3).join('; ') : 'none'}`);
   const m = (i: number, k: string) => metrics[i]?.get(k) ?? 0;
   const heap = 'boxoffice_nodejs_heap_size_used_bytes';
