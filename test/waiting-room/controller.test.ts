@@ -55,6 +55,19 @@ describe('the admission controller (pure)', () => {
     expect(c.tick(calm({ poolUtilization: 0.8, completions: 250 }))).toBe(11_700);
   });
 
+  it('at a saturated pool cuts no lower than four fifths of the purchases it completed', () => {
+    const c = new AdmissionController(24_000, 6);
+    for (let i = 0; i < 2; i++) c.tick(calm());
+    expect(c.ratePerMinute()).toBe(10_140);
+    // far over the set point with every connection busy, 300 purchases in the 2 s window (9,000 a minute): 7,200, not 40 % off
+    expect(c.tick(calm({ holdLatencyMs: 400, poolUtilization: 1, completions: 300 }))).toBe(7200);
+    expect(c.view().decision).toBe('close');
+    // the same with a pool that had room: the latency's law alone
+    const d = new AdmissionController(24_000, 6);
+    for (let i = 0; i < 2; i++) d.tick(calm());
+    expect(d.tick(calm({ holdLatencyMs: 400, poolUtilization: 0.8, completions: 300 }))).toBe(6084);
+  });
+
   it('steers to the set point: cuts in proportion to how slow the holds are (40 % at most), recovers to the ceiling without overshoot', () => {
     const c = new AdmissionController(1200, 6);
     for (let i = 0; i < 8; i++) c.tick(calm());
