@@ -9,6 +9,7 @@ import type { StripeEvent } from './objects.js';
 import { DueQueue } from './dueQueue.js';
 import { shuffledOutOfOrder } from './rng.js';
 import { signatureHeader } from './signature.js';
+import { WebhookPoster } from './webhookPost.js';
 
 export interface WebhookTuning {
   /** Wait before the 2nd attempt; doubles per attempt up to retryMaxMs. */
@@ -59,13 +60,16 @@ export class WebhookSender {
   private running = false;
   private seq = 0;
   private counts = { attempts: 0, delivered: 0, failed_attempts: 0, given_up: 0 };
+  private readonly poster: WebhookPoster;
 
   constructor(
     private endpoint: { url: string | null; secret: string },
     private readonly chaos: Chaos,
     private readonly tuning: WebhookTuning,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.poster = new WebhookPoster(tuning.concurrency);
+  }
 
   get url(): string | null {
     return this.endpoint.url;
@@ -103,6 +107,7 @@ export class WebhookSender {
     this.ready = [];
     this.batch = [];
     for (const controller of this.inFlight) controller.abort();
+    this.poster.close();
   }
 
   stats(): WebhookStats {
@@ -157,18 +162,12 @@ export class WebhookSender {
     let failure: string | null = null;
     try {
       const payload = JSON.stringify(delivery.event, null, 2);
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'stripe-signature': signatureHeader(payload, secret), // signed anew on every attempt, as Stripe does
-          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-        },
-        body: payload,
-        signal: controller.signal,
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status < 200 || res.status > 299) failure = `answered ${res.status}`;
+      const status = await this.poster.post(url, {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': signatureHeader(payload, secret), // signed anew on every attempt, as Stripe does
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      }, payload, controller.signal);
+      if (status < 200 || status > 299) failure = `answered ${status}`;
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
     } finally {
