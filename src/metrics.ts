@@ -46,6 +46,22 @@ export class Metrics {
     });
   })();
 
+  /** Map answers sent before the router (src/http/mapFastLane.ts), also counted in seatMapReads; added when read. */
+  readonly seatMapFastTally = { answers: 0 };
+  readonly seatMapFastAnswers: Counter = (() => {
+    const tally = this.seatMapFastTally;
+    return new Counter({
+      name: 'boxoffice_seat_map_fast_answers_total',
+      help: 'Seat map answers (map, section, section summary; 200 or 304) sent from memory before the router',
+      registers: [this.registry],
+      collect() {
+        if (tally.answers === 0) return;
+        this.inc(tally.answers);
+        tally.answers = 0;
+      },
+    });
+  })();
+
   readonly paymentOutcomes = new Counter({
     name: 'boxoffice_payment_outcomes_total',
     help: 'Payment answers applied to bookings, by outcome (succeeded, failed, unknown)',

@@ -43,6 +43,12 @@ export class SeatMaps {
     return { answer, cached: false };
   }
 
+  /** The map when it is built and fresh enough; never starts a read (a miss is undefined). */
+  cached(showId: string): SeatMapAnswer | undefined {
+    const entry = this.entries.get(showId);
+    return entry && Date.now() - entry.at < this.maxAgeMs ? entry.ready : undefined;
+  }
+
   /** A fresh read; `previous` (the last snapshot) is kept, with what it built, when nothing changed since. */
   private async build(showId: string, previous?: Promise<SeatMapAnswer | null>): Promise<SeatMapAnswer | null> {
     const layout = await this.halls.forShow(showId);

@@ -24,12 +24,17 @@ import paymentMethodRoutes from './routes/paymentMethods.js';
 import queueRoutes from './routes/queue.js';
 import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
 import { defaultWebRoot, isPageRequest, registerWebApp, type WebApp } from './webApp.js';
+import { serverWithFastLane, type FastLane } from './httpServer.js';
+import { mapFastLane } from './mapFastLane.js';
 
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
 export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = {}): Promise<FastifyInstance> {
+  // Map reads answered before the router once the instance is set up (./mapFastLane.ts).
+  let fastLane: FastLane | null = null;
   const app = Fastify({
+    serverFactory: serverWithFastLane(() => fastLane),
     // One logger for the app and the use-cases (ctx.log), at most one line per request.
     ...appLogging(opts.logger ?? null),
     bodyLimit: BODY_LIMIT,
@@ -56,7 +61,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     webApp.sendPage(reply);
     return true;
   });
-  installHttpLayerProblems(app);
+  const layer = installHttpLayerProblems(app);
   // Many clients send `content-type: application/json` on a DELETE with no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -88,5 +93,6 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
     await app.register(routes, { ctx });
   }
+  fastLane = mapFastLane(ctx, layer.closing);
   return app;
 }

@@ -48,8 +48,8 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
   socket.destroy(err);
 }
 
-/** The refusals Node makes itself (Expect, CONNECT, Host) and the shutdown 503, as problem+json. */
-export function installHttpLayerProblems(app: FastifyInstance): void {
+/** The refusals Node makes itself (Expect, CONNECT, Host) and the shutdown 503, as problem+json; `closing`: whether the instance is shutting down. */
+export function installHttpLayerProblems(app: FastifyInstance): { closing: () => boolean } {
   app.server.on('checkExpectation', (_req, res) => {
     const a = problemAt(417, 'VALIDATION_FAILED', 'the only expectation this server meets is 100-continue');
     const body = JSON.stringify(a.body);
@@ -76,4 +76,5 @@ export function installHttpLayerProblems(app: FastifyInstance): void {
     }
     done();
   });
+  return { closing: () => closing };
 }
