@@ -68,7 +68,7 @@ describe('map answers before the router', () => {
   for (const [name, path] of [['the map', 'seats'], ['a section', 'seats?section=102'], ['the section summary', 'sections']] as const) {
     for (const coding of ['identity', 'gzip', 'br'] as const) {
       it(`sends ${name} (${coding}) as the router does`, async () => {
-        const headers = coding === 'identity' ? {} : { 'accept-encoding': coding };
+        const headers: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
         const url = `/v1/shows/${showId}/${path}`;
         // The router compresses on first ask; once built the lane can send it.
         await raw(url, headers);
