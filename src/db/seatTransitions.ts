@@ -144,12 +144,18 @@ export async function returnSeatsToHeld(tx: Queryable, s: { showId: string; hold
     [s.showId, s.holdId]);
 }
 
-/** free (a cancellation, or seats lost): every seat the hold is paying for or the booking has becomes available. */
+/**
+ * free (a cancellation, or seats lost): every seat the hold is paying for or the booking has becomes available.
+ * A booking's seats were booked from its hold's paying seats (`book` above) and keep
+ * the hold's id until they are freed (a seat that is not available always has one:
+ * show_seats' check in migrations/0001), so both kinds are found through the hold's
+ * index (migrations/0014); `s.booking_id = $3` alone walked every seat of the show.
+ */
 export async function freeBookingSeats(tx: Queryable, s: { showId: string; holdId: string; bookingId: string }): Promise<string[]> {
   return seatIds(tx,
     `${seatMove({
       move: 'free',
-      where: `s.show_id = $1 and ((s.hold_id = $2 and s.status = 'paying') or (s.booking_id = $3 and s.status = 'booked'))`,
+      where: `s.show_id = $1 and s.hold_id = $2 and (s.status = 'paying' or (s.booking_id = $3 and s.status = 'booked'))`,
       set: `${FREE}, booking_id = null`,
     })}
      ${SEAT_IDS}`,
