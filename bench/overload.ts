@@ -21,13 +21,17 @@
 //   BENCH_ROWS=26 BENCH_SEATS_PER_ROW=300 BENCH_POOL_SIZE=20 BENCH_TIMEOUT_MS=3000
 //   BENCH_ADMIT_CEILING_PER_MINUTE (default: 1.5 × the unloaded goodput)
 //   BENCH_CPU_PROF=1               profile each run's service into .bench-out/prof
+//   BENCH_PROBE_EVERY_MS=20        beside (c), a hold to a bare server that refuses every
+//                                  one at once (bench/lib/refusalProbe.ts), this often: the
+//                                  raw baseline of the 503s (0: none)
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runBenchmark } from './lib/cleanup.js';
 import { writeSummary } from './lib/summary.js';
 import { ADMIN_URL, adminQuery, createBenchDatabase, type BenchDatabase } from './lib/db.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { freePort, profileFlags, startDelayProxy, startService, type Child } from './lib/child.js';
+import { freePort, profileFlags, startBare, startDelayProxy, startService, type Child } from './lib/child.js';
+import { RefusalProbe } from './lib/refusalProbe.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { listenOverflows } from './lib/netstat.js';
@@ -130,6 +134,7 @@ runBenchmark(async () => {
   const seatsPerRow = envNumber('BENCH_SEATS_PER_ROW', 300);
   const poolSize = envNumber('BENCH_POOL_SIZE', 20);
   const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 3000);
+  const probeEveryMs = envNumber('BENCH_PROBE_EVERY_MS', 20);
   if (rows > 26) throw new Error('BENCH_ROWS: at most 26 (rows A-Z)');
   const loadStart = os.loadavg()[0]!;
 
@@ -268,7 +273,12 @@ runBenchmark(async () => {
   const ceiling = process.env.BENCH_ADMIT_CEILING_PER_MINUTE ? envNumber('BENCH_ADMIT_CEILING_PER_MINUTE', 1) : Math.max(60, Math.round(1.5 * (a.purchasesInSpan / a.span) * 60));
   note(`\n(c) ${buyersN} buyers within ${arrivalSeconds} s, waiting room (admission ceiling ${ceiling}/min), purchase-path limit on`);
   const stC = await stage('c', { WAITING_ROOM_ADMIT_PER_MINUTE: String(ceiling) }, true, buyersN);
+  // The raw baseline of a 503, in the same seconds: a server that refuses every hold at once.
+  const bareRefusing = probeEveryMs > 0 ? await startBare('refuse', {}) : null;
+  const probe = bareRefusing ? new RefusalProbe(bareRefusing.baseUrl, probeEveryMs, stC.accounts[0]!.token) : null;
   const c = await crowd('c', stC, true, maxSeconds);
+  await probe?.stop();
+  await bareRefusing?.stop();
   const view = await call(stC.service.baseUrl, 'GET', `/v1/admin/shows/${stC.showId}/queue`, { token: stC.admin });
   const shedC = shedInService(await metricsText(stC.service.baseUrl));
   // Before it stops: what it says while shutting down (webhooks refused) is not the run's.
@@ -288,6 +298,10 @@ runBenchmark(async () => {
   const goodput = (r: RunResult) => r.purchasesInSpan / r.span;
   const goodputA = (goodput(a) + goodput(a2)) / 2;
   const within1s = (r: RunResult) => pct(r.tally.all).p99 <= 1000;
+  // The bare refusals sent within a second of one of (c)'s 503s: the same moments.
+  const bareAll = probe ? pct(probe.all()) : null;
+  const bareNear = probe ? pct(probe.near(c.tally.shedAt, 1000)) : null;
+  const trio = (p: Percentiles) => `${fixed(p.p50, 1)} / ${fixed(p.p90, 1)} / ${fixed(p.p99, 1)}`;
   const line = (name: string, f: (r: RunResult) => string) => [name, ...runs.map(f)];
   say('');
   say(`== bench:overload — an on-sale rush; PostgreSQL behind a proxy adding ${delayMs} ms a packet each way`);
@@ -314,6 +328,8 @@ runBenchmark(async () => {
     line('503 p99 ms', (r) => fixed(pct(r.tally.shed).p99, 2)),
     line('  503 p50 / p90 / max ms', (r) => (r.tally.shed.length ? `${fixed(pct(r.tally.shed).p50, 1)} / ${fixed(pct(r.tally.shed).p90, 1)} / ${fixed(pct(r.tally.shed).max, 1)}` : '-')),
     line('  503s within 5 ms in the service', (r) => (r === c && shedC.count > 0 ? `${shedC.within5ms} of ${shedC.count}` : '-')),
+    line('bare 503 beside it: p50 / p90 / p99 ms', (r) => (r === c && bareAll?.count ? `${trio(bareAll)} (${bareAll.count})` : '-')),
+    line('  within 1 s of its 503s', (r) => (r === c && bareNear?.count ? `${trio(bareNear)} (${bareNear.count})` : '-')),
     line('seat races lost (409)', (r) => String(r.tally.seatRacesLost)),
     line('queue: admitted / not yet', (r) => (r === c ? `${r.tally.admitted} / ${r.tally.notYet}` : '-')),
     ...['queue join', 'admit', 'hold', 'booking'].map((kind) => line(`  ${kind}: p50 / p99 ms`, (r) => {
@@ -338,6 +354,10 @@ runBenchmark(async () => {
   ];
   say('goals for (c):');
   for (const [g, ok] of goals) say(`  ${g}: ${ok === null ? 'no 503 was answered (nothing to measure)' : ok ? 'met' : 'MISSED'}`);
+  if (bareAll?.count) {
+    say(`  (the raw baseline: a bare server answering every hold with 503 at once, probed from the buyers' loop every ${probeEveryMs} ms during (c): ` +
+      `p99 ${fixed(bareAll.p99, 1)} ms over the run${bareNear?.count ? `, ${fixed(bareNear.p99, 1)} ms within 1 s of (c)'s 503s` : ''}; ${probe!.failures} probes unanswered)`);
+  }
   say('');
   say(`notes: goodput of (a) and (a') = purchases completed in its ${unloadedSeconds} s window / ${unloadedSeconds} s (closed loop of ${unloadedN}); (a') runs after (c), and their mean is the baseline;`);
   say(`       of (b) and (c) = purchases / seconds from the first arrival to the last purchase; every run is cut at ${maxSeconds} s${bMaxSeconds !== maxSeconds ? ` ((b) at ${bMaxSeconds} s)` : ''}.`);
@@ -371,6 +391,9 @@ runBenchmark(async () => {
     { bench: 'overload', figure: 'goodput of (b) no room, no limit', value: goodput(b), unit: 'purchases/s', baseline: goodputA, baseline_label: "mean of (a), (a') unloaded" },
     { bench: 'overload', figure: 'every answer p99 of (c)', value: pct(c.tally.all).p99, unit: 'ms', baseline: pct(a.tally.all).p99, baseline_label: '(a) unloaded p99', goal: '<= 1000 ms', met: within1s(c) },
     { bench: 'overload', figure: 'timeouts of (c)', value: sum(ct.timeouts), unit: 'requests', baseline: sum(b.tally.timeouts), baseline_label: '(b) no room, no limit', goal: '0', met: sum(ct.timeouts) === 0 },
-    ...(ct.shed.length ? [{ bench: 'overload', figure: '503 p99 of (c)', value: shedP99, unit: 'ms', baseline: null, baseline_label: '-', goal: '< 5 ms', met: shedP99 < 5 }] : []),
+    ...(ct.shed.length ? [{
+      bench: 'overload', figure: '503 p99 of (c)', value: shedP99, unit: 'ms', goal: '< 5 ms', met: shedP99 < 5,
+      ...(bareNear?.count ? { baseline: bareNear.p99, baseline_label: "bare 503 server, within 1 s of (c)'s 503s" } : { baseline: bareAll?.count ? bareAll.p99 : null, baseline_label: bareAll?.count ? 'bare 503 server during (c)' : '-' }),
+    }] : []),
   ]);
 });

@@ -5,6 +5,8 @@
 //   static — GET /v1/shows/:id/seats (and …/sections) sends fixed bodies from memory
 //            with the service's headers (content-type, content-encoding, vary, etag,
 //            cache-control), picked by URL and Accept-Encoding; honours If-None-Match.
+//   refuse — POST /v1/shows/:id/holds and /v1/bookings answer 503 OVERLOADED with
+//            Retry-After at once: what a refusal costs with no work before it.
 // Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_MANIFEST (static: a JSON list of
 // {url, acceptEncoding, file, headers}).
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -57,8 +59,18 @@ if (mode === 'claim') {
   };
   app.get('/v1/shows/:id/seats', answer);
   app.get('/v1/shows/:id/sections', answer);
+} else if (mode === 'refuse') {
+  // The whole of a shed purchase: 503 OVERLOADED, Retry-After, the problem body.
+  const body = JSON.stringify({
+    type: 'https://boxoffice.dev/problems/overloaded', title: 'Overloaded', status: 503, code: 'OVERLOADED',
+    detail: 'too many purchases in flight on this instance; try again in a moment', retry_after: 1,
+  });
+  const refuse = (_req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(503).header('retry-after', '1').header('content-type', 'application/problem+json').send(body);
+  app.post('/v1/shows/:id/holds', refuse);
+  app.post('/v1/bookings', refuse);
 } else {
-  throw new Error(`usage: bareServer.js claim|static (got ${mode})`);
+  throw new Error(`usage: bareServer.js claim|static|refuse (got ${mode})`);
 }
 
 const stop = () => void app.close().then(() => process.exit(0));

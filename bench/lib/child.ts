@@ -37,7 +37,7 @@ export async function startService(o: { databaseUrl: string; env?: Record<string
 }
 
 /** The bare baseline server (bench/lib/bareServer.ts) in one of its modes. */
-export function startBare(mode: 'claim' | 'static', env: Record<string, string>, nodeFlags?: string[]): Promise<Child> {
+export function startBare(mode: 'claim' | 'static' | 'refuse', env: Record<string, string>, nodeFlags?: string[]): Promise<Child> {
   return startChild({
     name: `bare-${mode}`,
     script: path.join(REPO_ROOT, 'dist/bench/lib/bareServer.js'),

@@ -25,6 +25,8 @@ export interface Tally {
   /** Hold and booking answers that were not 503. */
   decided: Latencies;
   shed: Latencies;
+  /** performance.now() at which each 503 was sent, for what else happened in the same seconds. */
+  shedAt: number[];
   /** Every answer by route (queue join, admit, hold, booking), in ms. */
   byKind: Map<string, Latencies>;
   statuses: Map<string, number>;
@@ -40,7 +42,7 @@ export interface Tally {
 export function newTally(): Tally {
   return {
     purchases: 0, purchaseTimes: [], seatsBought: 0, pending: 0, timeouts: new Map(), all: new Latencies(), purchasePath: new Latencies(),
-    decided: new Latencies(), shed: new Latencies(), byKind: new Map(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0, buyerLagMaxMs: 0,
+    decided: new Latencies(), shed: new Latencies(), shedAt: [], byKind: new Map(), statuses: new Map(), seatRacesLost: 0, gaveUp: 0, soldOutSeen: 0, admitted: 0, notYet: 0, buyerLagMaxMs: 0,
   };
 }
 
@@ -123,8 +125,10 @@ export class BuyerClient {
       bump(m.tally.statuses, `${kind} ${res.statusCode}${json?.code ? ` ${json.code}` : ''}`);
       if (kind === 'hold' || kind === 'booking') {
         m.tally.purchasePath.add(ms);
-        if (res.statusCode === 503) m.tally.shed.add(ms);
-        else m.tally.decided.add(ms);
+        if (res.statusCode === 503) {
+          m.tally.shed.add(ms);
+          m.tally.shedAt.push(t0);
+        } else m.tally.decided.add(ms);
       }
       return { status: res.statusCode, body: json, ms, retryAfter: Number.isFinite(ra) && ra >= 0 ? ra : 1 };
     } catch (err) {
