@@ -10,6 +10,14 @@
 // counted separately, over the window until every booking's tickets are issued. The
 // commits PostgreSQL itself counted (pg_stat_database) over the same window check them.
 //
+// The same work without the service, in the same run: the booking's two statements
+// (src/db/bookings.ts enterPayment with its key claim, confirmPaidBooking with the
+// answer) through a pg pool of the service's size from this process, around the same
+// PaymentIntent create-and-confirm: what this SQL and this payment cost on this
+// machine with no HTTP, auth or routing around them (BENCH_BARE_BOOKINGS, default
+// BENCH_BOOKINGS; seats permitting). Its bookings are real: the service's webhook and
+// ticket issuing handle them as any other.
+//
 // Then what reading a webhook's PaymentIntent back costs: W signed webhooks for
 // those bookings' real PaymentIntents, timed from POST to answer (the event is
 // recorded and applied before the answer). Events that claim what the booking
@@ -18,9 +26,13 @@
 // "succeeded", so nothing changes but the read-back is paid. Beside them, the
 // bare retrieve round trip through the SDK to the same simulator.
 //
-//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500
+//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000
 //   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
+import { createHash, randomBytes } from 'node:crypto';
+import { connectPostgres } from '../src/db/client.js';
+import { confirmPaidBooking, enterPayment, GUARD_FAILED } from '../src/db/bookings.js';
+import { sqlState } from '../src/db/sqlstate.js';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
 import { createBenchDatabase } from './lib/db.js';
@@ -55,10 +67,13 @@ runBenchmark(async () => {
   const seats = show.rows.flatMap((r) => Array.from({ length: show.seatsPerRow }, (_, k) => `${r}${k + 1}`));
   const buyers = await registerBuyers(service.baseUrl, c);
 
-  // Every hold first, so that the measured window has bookings only.
+  // Every hold first, so that the measured windows have bookings only: the service's
+  // first, then the bare ones'.
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
   let nextSeat = 0;
-  const wanted = Math.min(total, seats.length);
+  const ourN = Math.min(total, seats.length);
+  const bareN = Math.min(envNumber('BENCH_BARE_BOOKINGS', total), seats.length - ourN);
+  const wanted = ourN + bareN;
   await Promise.all(buyers.map(async (b, buyer) => {
     for (let i = nextSeat++; i < wanted; i = nextSeat++) {
       const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: b.token });
@@ -67,7 +82,8 @@ runBenchmark(async () => {
       if (holds.length % 500 === 0) note(`  ${holds.length}/${wanted} holds`);
     }
   }));
-  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n));
+  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat < ourN));
+  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= ourN));
 
   const before = await scrapeTrips(service.baseUrl);
   await sleep(PG_STATS_SETTLE_MS);
@@ -86,7 +102,7 @@ runBenchmark(async () => {
       ours.add(performance.now() - t0);
       const key = `${booking.status} ${booking.body?.status ?? booking.body?.code}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
-      if (++done % 200 === 0) note(`  ${done}/${wanted} bookings`);
+      if (++done % 200 === 0) note(`  ${done}/${ourN} bookings`);
     }
   }));
   const seconds = (Date.now() - started) / 1000;
@@ -111,8 +127,47 @@ runBenchmark(async () => {
   await sleep(PG_STATS_SETTLE_MS);
   const pgAfter = await pgTransactions(db.name);
 
-  // The payment step alone, at the same concurrency, against the same simulator.
   const stripe = new Stripe('sk_test_sim', { host: '127.0.0.1', port: paysimPort, protocol: 'http', maxNetworkRetries: 0 });
+
+  // The same SQL and payment without the service, from this process.
+  const bare = new Latencies();
+  const bareStatuses = new Map<string, number>();
+  if (bareN > 0) {
+    const bareDb = connectPostgres(db.url, 20);
+    await Promise.all(buyers.map(async (buyer, n) => {
+      for (const h of bareByBuyer[n]!) {
+        const key = `bare-${h.seat}`;
+        const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
+        const t0 = performance.now();
+        const entered = await enterPayment(bareDb, {
+          holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: 35, admittedShowId: null, idempotencyKey: key,
+          claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: 15, ttlSeconds: 86_400 },
+        });
+        if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
+        const pi = await stripe.paymentIntents.create(
+          { amount: entered.amount, currency: entered.currency.toLowerCase(), payment_method: 'pm_card_visa', confirm: true,
+            automatic_payment_methods: { enabled: true, allow_redirects: 'never' }, metadata: { booking_id: ids.bookingId, hold_id: h.holdId, attempt_id: ids.attemptId } },
+          { idempotencyKey: ids.attemptId },
+        );
+        // As the service does: a confirmation that finds the outcome applied already
+        // (the provider's webhook came first) undoes itself, and the booking is read.
+        const confirmed = await confirmPaidBooking(bareDb, {
+          ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: pi.id, seatCount: entered.seats.length, atOnce: true,
+          answer: { userId: buyer.userId, key, status: 201, body: { booking_id: ids.bookingId, status: 'confirmed' } },
+        }).then((r) => (r.confirmed ? 'confirmed' : 'not confirmed'), async (err: unknown) => {
+          if (sqlState(err) !== GUARD_FAILED) throw err;
+          const b = (await bareDb.query<{ status: string }>('select status from bookings where id = $1', [ids.bookingId])).rows[0];
+          return `${b?.status ?? 'missing'} by the webhook`;
+        });
+        bare.add(performance.now() - t0);
+        const outcome = `${pi.status} ${confirmed}`;
+        bareStatuses.set(outcome, (bareStatuses.get(outcome) ?? 0) + 1);
+      }
+    }));
+    await bareDb.close();
+  }
+
+  // The payment step alone, at the same concurrency, against the same simulator.
   const raw = new Latencies();
   let k = 0;
   await Promise.all(Array.from({ length: c }, async () => {
@@ -171,15 +226,22 @@ runBenchmark(async () => {
 
   const a = ours.summary();
   const b = raw.summary();
-  say(`bookings: ${a.count} in ${fixed(seconds)} s at ${c} connections; answers ${JSON.stringify(Object.fromEntries(statuses))}`);
+  const bb = bare.summary();
+  say(`bookings: ${a.count} in ${fixed(seconds)} s at ${c} connections; answers ${JSON.stringify(Object.fromEntries(statuses))}` +
+    (bareN > 0 ? `; without the service: ${bb.count}, ${JSON.stringify(Object.fromEntries(bareStatuses))}` : ''));
   say(table(['target', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'], [
     ['POST /v1/bookings (pm_card_visa)', String(a.count), fixed(a.p50, 2), fixed(a.p90, 2), fixed(a.p99, 2), fixed(a.max, 1)],
+    ...(bareN > 0 ? [['the same 2 statements + payment, no service', String(bb.count), fixed(bb.p50, 2), fixed(bb.p90, 2), fixed(bb.p99, 2), fixed(bb.max, 1)]] : []),
     ['PaymentIntent alone (SDK -> simulator)', String(b.count), fixed(b.p50, 2), fixed(b.p90, 2), fixed(b.p99, 2), fixed(b.max, 1)],
   ]));
   const ratio = a.p50 / b.p50;
   const ratioMet = ratio <= GOAL_RATIO;
   say(`booking p50 / payment-step p50: ${fixed(ratio, 2)} (goal <= ${GOAL_RATIO} at ${GOAL_CONNECTIONS} connections: ${ratioMet ? 'met' : 'missed'}${c === GOAL_CONNECTIONS ? '' : `; this run used ${c}`})`);
   say(`booking p99 / payment-step p99: ${fixed(a.p99 / b.p99, 2)}`);
+  if (bareN > 0) {
+    say(`without the service: its p50 / payment-step p50 ${fixed(bb.p50 / b.p50, 2)} (what this SQL and this payment take here with nothing around them); ` +
+      `booking p50 / its p50 ${fixed(a.p50 / bb.p50, 2)} (the service's own share)`);
+  }
 
   // What went to PostgreSQL, measured.
   const request = tripsBetween(before, afterBookings).get('request') ?? { roundTrips: 0, commits: 0, seconds: 0 };
@@ -217,6 +279,7 @@ runBenchmark(async () => {
   writeSummary([
     { bench, figure: `booking p50 at C=${c}`, value: a.p50, unit: 'ms', baseline: b.p50, baseline_label: `${payment} p50`, goal: `ratio <= ${GOAL_RATIO} at C=${GOAL_CONNECTIONS}`, ...(c === GOAL_CONNECTIONS ? { met: ratioMet } : {}) },
     { bench, figure: `booking p99 at C=${c}`, value: a.p99, unit: 'ms', baseline: b.p99, baseline_label: `${payment} p99` },
+    ...(bareN > 0 ? [{ bench, figure: `booking p50 at C=${c}, beside the same SQL + payment with no service`, value: a.p50, unit: 'ms', baseline: bb.p50, baseline_label: 'the 2 statements + payment from the bench, p50' }] : []),
     { bench, figure: 'round trips per booking (request path)', value: rt, unit: 'statements', baseline: null, baseline_label: '-', goal: `<= ${GOAL_ROUND_TRIPS}`, met: rt <= GOAL_ROUND_TRIPS },
     { bench, figure: 'commits per booking (request path)', value: cm, unit: 'commits', baseline: null, baseline_label: '-', goal: `<= ${GOAL_COMMITS}`, met: cm <= GOAL_COMMITS },
     { bench, figure: 'confirmed bookings', value: confirmed, unit: 'bookings', baseline: a.count, baseline_label: 'bookings sent', goal: 'all confirmed', met: confirmed === a.count },
