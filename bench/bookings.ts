@@ -26,7 +26,7 @@
 // "succeeded", so nothing changes but the read-back is paid. Beside them, the
 // bare retrieve round trip through the SDK to the same simulator.
 //
-//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000
+//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000 (0: none)
 //   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
 import { createHash, randomBytes } from 'node:crypto';
@@ -72,7 +72,7 @@ runBenchmark(async () => {
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
   let nextSeat = 0;
   const ourN = Math.min(total, seats.length);
-  const bareN = Math.min(envNumber('BENCH_BARE_BOOKINGS', total), seats.length - ourN);
+  const bareN = Math.min(envNumber('BENCH_BARE_BOOKINGS', total, { zero: true }), seats.length - ourN);
   const wanted = ourN + bareN;
   await Promise.all(buyers.map(async (b, buyer) => {
     for (let i = nextSeat++; i < wanted; i = nextSeat++) {

@@ -134,7 +134,7 @@ runBenchmark(async () => {
   const seatsPerRow = envNumber('BENCH_SEATS_PER_ROW', 300);
   const poolSize = envNumber('BENCH_POOL_SIZE', 20);
   const timeoutMs = envNumber('BENCH_TIMEOUT_MS', 3000);
-  const probeEveryMs = envNumber('BENCH_PROBE_EVERY_MS', 20);
+  const probeEveryMs = envNumber('BENCH_PROBE_EVERY_MS', 20, { zero: true });
   if (rows > 26) throw new Error('BENCH_ROWS: at most 26 (rows A-Z)');
   const loadStart = os.loadavg()[0]!;
 

@@ -14,11 +14,11 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-export function envNumber(name: string, fallback: number): number {
+export function envNumber(name: string, fallback: number, o: { zero?: boolean } = {}): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !o.zero)) throw new Error(`${name} must be a positive number${o.zero ? ' or 0' : ''}, got "${raw}"`);
   return n;
 }
 
