@@ -49,14 +49,19 @@ export async function createEvent(ctx: Context, input: { title: string; kind?: s
 export type ShowInput = Omit<ShowSettings, 'sale_opens_at' | keyof typeof SHOW_DEFAULTS> &
   Partial<Pick<ShowSettings, keyof typeof SHOW_DEFAULTS>> & { sale_opens_at?: string };
 
+/** Shows of this many seats or more have show_seats analyzed once created (smaller ones cost little to misplan). */
+const ANALYZE_FROM_SEATS = 1000;
+
 /** Creates a show and one seat row per hall seat, in one transaction. */
 export async function createShow(ctx: Context, input: ShowInput) {
   const settings: ShowSettings = { ...SHOW_DEFAULTS, ...input, sale_opens_at: input.sale_opens_at ?? null };
   const id = newId('show');
-  await ctx.db.transaction(async (tx) => {
+  const seats = await ctx.db.transaction(async (tx) => {
     await checkReferences(tx, settings);
-    await shows.insertShow(tx, id, settings);
+    return shows.insertShow(tx, id, settings);
   });
+  // The planner's picture of a large show, before its first hold (see analyzeShowSeats).
+  if (seats >= ANALYZE_FROM_SEATS) await shows.analyzeShowSeats(ctx.db);
   return (await shows.findShow(ctx.db, id))!;
 }
 

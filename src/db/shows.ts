@@ -50,8 +50,8 @@ function toView(r: Omit<ShowView, 'starts_at' | 'sale_opens_at'> & { starts_at: 
   return { ...r, starts_at: r.starts_at.toISOString(), sale_opens_at: r.sale_opens_at.toISOString() };
 }
 
-/** Inserts the show and one available seat row per hall seat, in one statement each. */
-export async function insertShow(db: Queryable, id: string, s: ShowSettings): Promise<void> {
+/** Inserts the show and one available seat row per hall seat, in one statement each; returns the seats made. */
+export async function insertShow(db: Queryable, id: string, s: ShowSettings): Promise<number> {
   await db.query(
     `insert into shows (id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers,
                         hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room)
@@ -59,7 +59,17 @@ export async function insertShow(db: Queryable, id: string, s: ShowSettings): Pr
     [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
       s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
   );
-  await createShowSeats(db, id, s.hall_id);
+  return createShowSeats(db, id, s.hall_id);
+}
+
+/**
+ * Refreshes the planner's statistics of show_seats. A show's seats arrive in one
+ * statement, and until autovacuum analyzes the table (never, where it is off) the
+ * planner believes the show has a handful: it then combines the hold's index with
+ * the primary key's show prefix and reads every seat of the show to find a hold's two.
+ */
+export async function analyzeShowSeats(db: Queryable): Promise<void> {
+  await db.script('analyze show_seats');
 }
 
 export async function findShowSettings(db: Queryable, id: string): Promise<(ShowSettings & { id: string }) | null> {
