@@ -61,7 +61,12 @@ export async function createShow(ctx: Context, input: ShowInput) {
     return shows.insertShow(tx, id, settings);
   });
   // The planner's picture of a large show, before its first hold (see analyzeShowSeats).
-  if (seats >= ANALYZE_FROM_SEATS) await shows.analyzeShowSeats(ctx.db);
+  // The show exists either way: statistics that could not be refreshed are a warning.
+  if (seats >= ANALYZE_FROM_SEATS) {
+    await shows.analyzeShowSeats(ctx.db).catch((err: unknown) => {
+      ctx.log.warn({ event: 'show.seats_not_analyzed', show_id: id, err }, 'show_seats could not be analyzed after the show was created');
+    });
+  }
   return (await shows.findShow(ctx.db, id))!;
 }
 
