@@ -11,22 +11,17 @@
 // compressed yet, an instance shutting down, an HTTP/1.1 request without Host, and
 // every request while answered requests are logged (LOG_LEVEL info or lower: the
 // request line is written by the router's logging, once, in one place).
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from '../app/context.js';
 import type { EncodedBody } from '../app/encodedBody.js';
 import type { SeatMapAnswer } from '../app/seatMaps.js';
 import { chooseCoding } from './contentCoding.js';
 import { noneMatchHits } from './conditional.js';
+import type { FastLane } from './httpServer.js';
 
 /** /v1/shows/{id}/seats, /v1/shows/{id}/seats?section={name}, /v1/shows/{id}/sections: ids and names as the route's schemas allow. */
 const MAP_URL = /^\/v1\/shows\/([A-Za-z0-9_-]{1,64})\/(?:seats(?:\?section=([A-Za-z0-9]{1,16}))?|(sections))$/;
 
-export interface MapFastLane {
-  /** Answers the request and says true, or says false and leaves it untouched. */
-  (req: IncomingMessage, res: ServerResponse): boolean;
-}
-
-export function mapFastLane(ctx: Context, closing: () => boolean): MapFastLane {
+export function mapFastLane(ctx: Context, closing: () => boolean): FastLane {
   const reads = ctx.metrics.seatMapReadTally;
   const fast = ctx.metrics.seatMapFastTally;
   const logsAnswers = () => ctx.log.isLevelEnabled('info');

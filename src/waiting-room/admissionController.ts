@@ -123,9 +123,10 @@ export class AdmissionController {
     const fastest = s.fastestHoldMs ?? latency;
     if (fastest !== null) this.baseline = this.baseline === null ? fastest : Math.min(this.baseline * BASELINE_DRIFT, fastest);
     const setPoint = this.baseline === null ? null : this.baseline + QUEUE_DELAY_TARGET_MS;
+    const sustained = saturatedCompletions(s);
     let reason: string;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
-      this.rate = Math.max(this.cutFloor(s), Math.round(this.rate * DECREASE));
+      this.rate = Math.max(this.cutFloor(sustained), Math.round(this.rate * DECREASE));
       reason = `${s.rejections} purchases refused with 503`;
     } else if (latency === null || setPoint === null) {
       reason = 'no holds to measure';
@@ -135,12 +136,12 @@ export class AdmissionController {
       const factor = error >= 0 ? Math.min(INCREASE_MOST, 1 + GAIN_UP * error) : Math.max(DECREASE_MOST, 1 + GAIN_DOWN * error);
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
       if (factor > 1) {
-        const cap = this.saturatedCap(s);
+        const cap = sustained === null ? null : Math.ceil(SUSTAINED_MARGIN * sustained);
         const to = Math.min(this.rate * factor, cap ?? Infinity);
         if (to > this.rate) this.rate = this.grow(to);
-        if (cap !== null && cap < before * factor) reason = `${reason}; the pool is saturated at ${Math.round((s.completions * 60_000) / s.windowMs)} purchases/min`;
+        if (cap !== null && cap < before * factor) reason = `${reason}; the pool is saturated at ${Math.round(sustained!)} purchases/min`;
       } else {
-        this.rate = Math.max(this.cutFloor(s), Math.round(this.rate * factor));
+        this.rate = Math.max(this.cutFloor(sustained), Math.round(this.rate * factor));
       }
     }
     if (this.rate < before && this.lastCut !== null && !(latency !== null && latency > this.lastCut)) {
@@ -160,19 +161,6 @@ export class AdmissionController {
   }
 
   /**
-   * While every connection of the pool is busy, the purchases completed are what the
-   * seat database sustains: admitting more only lengthens the queue in front of it,
-   * and the holds' latency says so only after the admitted buyers reach it (a tick
-   * or two late). So a saturated pool caps a rise at a little over that rate (a
-   * minute's worth); null when the pool is not saturated or nothing completed to
-   * measure it by. It never cuts: that is the latency's say.
-   */
-  private saturatedCap(s: Signals): number | null {
-    const sustained = this.saturatedCompletions(s);
-    return sustained === null ? null : Math.ceil(SUSTAINED_MARGIN * sustained);
-  }
-
-  /**
    * How far a cut may go: while every connection of the pool is busy, the purchases
    * completed are what the seat database sustains, and a room admitting under
    * DRAIN of that empties the queue in front of it as surely as one admitting
@@ -180,19 +168,26 @@ export class AdmissionController {
    * 4,936 a minute against 8,871 completed left bench:overload's pool a quarter idle
    * a few seconds later). Never above the rate before the cut, nor below the floor.
    */
-  private cutFloor(s: Signals): number {
-    const sustained = this.saturatedCompletions(s);
+  private cutFloor(sustained: number | null): number {
     return sustained === null ? this.floor : Math.min(this.rate, Math.max(this.floor, Math.floor(DRAIN * sustained)));
-  }
-
-  /** The purchases completed a minute in the window while the pool was saturated; null otherwise (or nothing completed). */
-  private saturatedCompletions(s: Signals): number | null {
-    if (s.poolUtilization === null || s.poolUtilization < SATURATED || s.completions === 0 || s.windowMs <= 0) return null;
-    return (s.completions * 60_000) / s.windowMs;
   }
 
   /** A higher rate (at least one more a minute), never above the ceiling. */
   private grow(to: number): number {
     return Math.min(this.ceiling, Math.max(this.rate + 1, Math.ceil(to)));
   }
+}
+
+/**
+ * While every connection of the pool is busy, the purchases completed are what the
+ * seat database sustains: admitting more only lengthens the queue in front of it, and
+ * the holds' latency says so only after the admitted buyers reach it (a tick or two
+ * late). So a saturated pool caps a rise at a little over that rate (SUSTAINED_MARGIN),
+ * and a cut goes no lower than DRAIN of it (cutFloor); neither applies when the pool
+ * had room. The purchases completed a minute in the window while the pool was
+ * saturated; null otherwise (or nothing completed).
+ */
+function saturatedCompletions(s: Signals): number | null {
+  if (s.poolUtilization === null || s.poolUtilization < SATURATED || s.completions === 0 || s.windowMs <= 0) return null;
+  return (s.completions * 60_000) / s.windowMs;
 }
