@@ -15,8 +15,13 @@
 // answer) through a pg pool of the service's size from this process, around the same
 // PaymentIntent create-and-confirm: what this SQL and this payment cost on this
 // machine with no HTTP, auth or routing around them (BENCH_BARE_BOOKINGS, default
-// BENCH_BOOKINGS; seats permitting). Its bookings are real: the service's webhook and
+// BENCH_BOOKINGS). Its bookings are real: the service's webhook and
 // ticket issuing handle them as any other.
+//
+// And what each costs in CPU, per process (service, its payment simulator, the
+// database's backends, this bench, the whole machine), over the bookings' window and
+// the payment step's: with every core busy, a p50 at C connections is C over the
+// throughput, so the ratio of the two p50s follows the ratio of their CPU.
 //
 // Then what reading a webhook's PaymentIntent back costs: W signed webhooks for
 // those bookings' real PaymentIntents, timed from POST to answer (the event is
@@ -27,6 +32,7 @@
 // bare retrieve round trip through the SDK to the same simulator.
 //
 //   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000 (0: none)
+//                              BENCH_WARMUP_BOOKINGS=300 (unmeasured, first; 0: none)
 //   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
 import { createHash, randomBytes } from 'node:crypto';
@@ -36,7 +42,9 @@ import { sqlState } from '../src/db/sqlstate.js';
 import { StripeProvider } from '../src/payments/provider.js';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
-import { createBenchDatabase } from './lib/db.js';
+import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
+import { childPids, CpuWindow, machineCpu, ownCpu } from './lib/cpuWindow.js';
+import { processCpuSeconds } from './lib/child.js';
 import { profileFlags, startService } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
@@ -64,17 +72,31 @@ runBenchmark(async () => {
   const service = await startService({ databaseUrl: db.url, env: { PAYSIM_PORT: String(paysimPort), DB_POOL_SIZE: '20' }, nodeFlags: profileFlags('bookings') });
   note(`service on ${service.baseUrl}, simulator on ${paysimPort}`);
   const token = await adminToken(service.baseUrl);
-  const show = await createShow(service.baseUrl, token, { rows: 20, seatsPerRow: 100, per_user_limit: 1000 });
+  // Warm-up bookings first, unmeasured: the service's booking code runs compiled by
+  // then, as it does in a service that has been selling for a while (the payment
+  // step alone is measured last, when the simulator's code is warm too).
+  const warmN = envNumber('BENCH_WARMUP_BOOKINGS', 300, { zero: true });
+  const bareWanted = envNumber('BENCH_BARE_BOOKINGS', total, { zero: true });
+  const rows = Math.max(20, Math.ceil((warmN + total + bareWanted) / 100));
+  const show = await createShow(service.baseUrl, token, { rows, seatsPerRow: 100, per_user_limit: 1000 });
   const seats = show.rows.flatMap((r) => Array.from({ length: show.seatsPerRow }, (_, k) => `${r}${k + 1}`));
   const buyers = await registerBuyers(service.baseUrl, c);
+  const simulatorPids = childPids(service.pid);
+  const cpu = new CpuWindow([
+    { name: 'service', read: () => service.cpuSeconds() },
+    { name: 'payment simulator', read: () => (simulatorPids.length ? simulatorPids.reduce((t, pid) => t + (processCpuSeconds(pid) ?? 0), 0) : null) },
+    backendCpuMeter(db.name),
+    ownCpu,
+    machineCpu,
+  ]);
 
-  // Every hold first, so that the measured windows have bookings only: the service's
-  // first, then the bare ones'.
+  // Every hold first, so that the measured windows have bookings only: the warm-up's
+  // and the service's first, then the bare ones'.
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
   let nextSeat = 0;
-  const ourN = Math.min(total, seats.length);
-  const bareN = Math.min(envNumber('BENCH_BARE_BOOKINGS', total, { zero: true }), seats.length - ourN);
-  const wanted = ourN + bareN;
+  const ourN = total;
+  const bareN = bareWanted;
+  const wanted = warmN + ourN + bareN;
   await Promise.all(buyers.map(async (b, buyer) => {
     for (let i = nextSeat++; i < wanted; i = nextSeat++) {
       const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: b.token });
@@ -83,8 +105,24 @@ runBenchmark(async () => {
       if (holds.length % 500 === 0) note(`  ${holds.length}/${wanted} holds`);
     }
   }));
-  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat < ourN));
-  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= ourN));
+  const warmByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat < warmN));
+  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN && h.seat < warmN + ourN));
+  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN + ourN));
+
+  /** Each buyer pays for its holds one after another, all buyers at once. */
+  const bookAll = (list: typeof byBuyer, each: (ms: number, answer: Awaited<ReturnType<typeof call>>) => void) => Promise.all(buyers.map(async (b, n) => {
+    for (const h of list[n]!) {
+      const t0 = performance.now();
+      const booking = await call(service.baseUrl, 'POST', '/v1/bookings', {
+        body: { hold_id: h.holdId, payment_method: 'pm_card_visa' }, token: b.token, headers: { 'idempotency-key': `bench-${h.seat}` },
+      });
+      each(performance.now() - t0, booking);
+    }
+  }));
+  if (warmN > 0) {
+    await bookAll(warmByBuyer, (_, booking) => { if (booking.status !== 201) throw new Error(`warm-up booking: ${booking.status} ${booking.text}`); });
+    note(`  ${warmN} warm-up bookings`);
+  }
 
   const before = await scrapeTrips(service.baseUrl);
   await sleep(PG_STATS_SETTLE_MS);
@@ -93,20 +131,16 @@ runBenchmark(async () => {
   const ours = new Latencies();
   const statuses = new Map<string, number>();
   let done = 0;
+  const cpuBeforeBookings = await cpu.read();
   const started = Date.now();
-  await Promise.all(buyers.map(async (b, n) => {
-    for (const h of byBuyer[n]!) {
-      const t0 = performance.now();
-      const booking = await call(service.baseUrl, 'POST', '/v1/bookings', {
-        body: { hold_id: h.holdId, payment_method: 'pm_card_visa' }, token: b.token, headers: { 'idempotency-key': `bench-${h.seat}` },
-      });
-      ours.add(performance.now() - t0);
-      const key = `${booking.status} ${booking.body?.status ?? booking.body?.code}`;
-      statuses.set(key, (statuses.get(key) ?? 0) + 1);
-      if (++done % 200 === 0) note(`  ${done}/${ourN} bookings`);
-    }
-  }));
+  await bookAll(byBuyer, (ms, booking) => {
+    ours.add(ms);
+    const key = `${booking.status} ${booking.body?.status ?? booking.body?.code}`;
+    statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    if (++done % 200 === 0) note(`  ${done}/${ourN} bookings`);
+  });
   const seconds = (Date.now() - started) / 1000;
+  const cpuAfterBookings = await cpu.read();
   const afterBookings = await scrapeTrips(service.baseUrl);
   const confirmed = statuses.get('201 confirmed') ?? 0;
 
@@ -170,6 +204,7 @@ runBenchmark(async () => {
   // The payment step alone, at the same concurrency, against the same simulator.
   const raw = new Latencies();
   let k = 0;
+  const cpuBeforePayments = await cpu.read();
   await Promise.all(Array.from({ length: c }, async () => {
     while (k < total) {
       const n = k++;
@@ -181,6 +216,7 @@ runBenchmark(async () => {
       raw.add(performance.now() - t0);
     }
   }));
+  const cpuAfterPayments = await cpu.read();
   // The webhook path, with and without the read-back, and the bare retrieve.
   const webhooks = Math.min(envNumber('BENCH_WEBHOOKS', 500), total);
   const paid = (await stripe.paymentIntents.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 }))
@@ -243,6 +279,18 @@ runBenchmark(async () => {
       `booking p50 / its p50 ${fixed(a.p50 / bb.p50, 2)} (the service's own share)`);
   }
 
+  // What each costs in CPU.
+  const perBookingCpu = cpu.perOperation(cpuBeforeBookings, cpuAfterBookings, a.count);
+  const perPaymentCpu = cpu.perOperation(cpuBeforePayments, cpuAfterPayments, b.count);
+  const ms = (v: number | null | undefined) => (v == null ? '-' : fixed(v, 2));
+  say('');
+  say('CPU per operation, ms (user + system, from /proc): over the bookings above, per booking; over the payment step alone, per payment (the simulator still sends each its webhook, which the service records)');
+  say(table(['process', 'per booking', 'per payment step'], cpu.meters.map((m) => [m.name === 'machine' ? 'machine (every process)' : m.name, ms(perBookingCpu.get(m.name)), ms(perPaymentCpu.get(m.name))])));
+  const machineBooking = perBookingCpu.get('machine');
+  const machinePayment = perPaymentCpu.get('machine');
+  const cpuRatio = machineBooking != null && machinePayment ? machineBooking / machinePayment : null;
+  if (cpuRatio !== null) say(`machine CPU per booking / per payment step: ${fixed(cpuRatio, 2)} (booking p50 / payment-step p50 above: ${fixed(ratio, 2)})`);
+
   // What went to PostgreSQL, measured.
   const request = tripsBetween(before, afterBookings).get('request') ?? { roundTrips: 0, commits: 0, seconds: 0 };
   const window = tripsBetween(before, afterTickets);
@@ -280,6 +328,7 @@ runBenchmark(async () => {
     { bench, figure: `booking p50 at C=${c}`, value: a.p50, unit: 'ms', baseline: b.p50, baseline_label: `${payment} p50`, goal: `ratio <= ${GOAL_RATIO} at C=${GOAL_CONNECTIONS}`, ...(c === GOAL_CONNECTIONS ? { met: ratioMet } : {}) },
     { bench, figure: `booking p99 at C=${c}`, value: a.p99, unit: 'ms', baseline: b.p99, baseline_label: `${payment} p99` },
     ...(bareN > 0 ? [{ bench, figure: `booking p50 at C=${c}, beside the same SQL + payment with no service`, value: a.p50, unit: 'ms', baseline: bb.p50, baseline_label: 'the 2 statements + payment from the bench, p50' }] : []),
+    ...(cpuRatio !== null ? [{ bench, figure: 'machine CPU per booking', value: machineBooking!, unit: 'ms', baseline: machinePayment!, baseline_label: 'machine CPU per payment step alone' }] : []),
     { bench, figure: 'round trips per booking (request path)', value: rt, unit: 'statements', baseline: null, baseline_label: '-', goal: `<= ${GOAL_ROUND_TRIPS}`, met: rt <= GOAL_ROUND_TRIPS },
     { bench, figure: 'commits per booking (request path)', value: cm, unit: 'commits', baseline: null, baseline_label: '-', goal: `<= ${GOAL_COMMITS}`, met: cm <= GOAL_COMMITS },
     { bench, figure: 'confirmed bookings', value: confirmed, unit: 'bookings', baseline: a.count, baseline_label: 'bookings sent', goal: 'all confirmed', met: confirmed === a.count },
