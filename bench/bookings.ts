@@ -20,8 +20,9 @@
 //
 // And what each costs in CPU, per process (service, its payment simulator, the
 // database's backends, this bench, the whole machine), over the bookings' window and
-// the payment step's: with every core busy, a p50 at C connections is C over the
-// throughput, so the ratio of the two p50s follows the ratio of their CPU.
+// the payment step's, each until the simulator has delivered the webhooks of its
+// payments: with every core busy, a p50 at C connections is C over the throughput,
+// so the ratio of the two p50s follows the ratio of their CPU.
 //
 // Then what reading a webhook's PaymentIntent back costs: W signed webhooks for
 // those bookings' real PaymentIntents, timed from POST to answer (the event is
@@ -44,8 +45,7 @@ import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { childPids, CpuWindow, machineCpu, ownCpu } from './lib/cpuWindow.js';
-import { processCpuSeconds } from './lib/child.js';
-import { profileFlags, startService } from './lib/child.js';
+import { processCpuSeconds, profileFlags, startService } from './lib/child.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
 import { pgTransactions, scrapeTrips, totalTrips, tripsBetween } from './lib/dbTrips.js';
@@ -63,6 +63,17 @@ const GOAL_RATIO = 2.5;
 const GOAL_CONNECTIONS = 16;
 // pg_stat_database hears from a backend when it goes idle, at most once a second.
 const PG_STATS_SETTLE_MS = 1500;
+
+/** Until the simulator has no webhook waiting or in flight (its /_sim/health), at most 60 s. */
+async function webhooksDelivered(paysimPort: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const health = (await call(`http://127.0.0.1:${paysimPort}`, 'GET', '/_sim/health')).body as { webhooks: { waiting: number; in_flight: number } };
+    if (health.webhooks.waiting + health.webhooks.in_flight === 0) return;
+    if (Date.now() > until) throw new Error(`the simulator still had ${health.webhooks.waiting + health.webhooks.in_flight} webhooks to deliver after 60 s`);
+    await sleep(50);
+  }
+}
 
 runBenchmark(async () => {
   const total = envNumber('BENCH_BOOKINGS', 1000);
@@ -140,6 +151,7 @@ runBenchmark(async () => {
     if (++done % 200 === 0) note(`  ${done}/${ourN} bookings`);
   });
   const seconds = (Date.now() - started) / 1000;
+  await webhooksDelivered(paysimPort);
   const cpuAfterBookings = await cpu.read();
   const afterBookings = await scrapeTrips(service.baseUrl);
   const confirmed = statuses.get('201 confirmed') ?? 0;
@@ -216,6 +228,7 @@ runBenchmark(async () => {
       raw.add(performance.now() - t0);
     }
   }));
+  await webhooksDelivered(paysimPort);
   const cpuAfterPayments = await cpu.read();
   // The webhook path, with and without the read-back, and the bare retrieve.
   const webhooks = Math.min(envNumber('BENCH_WEBHOOKS', 500), total);
@@ -284,7 +297,7 @@ runBenchmark(async () => {
   const perPaymentCpu = cpu.perOperation(cpuBeforePayments, cpuAfterPayments, b.count);
   const ms = (v: number | null | undefined) => (v == null ? '-' : fixed(v, 2));
   say('');
-  say('CPU per operation, ms (user + system, from /proc): over the bookings above, per booking; over the payment step alone, per payment (the simulator still sends each its webhook, which the service records)');
+  say('CPU per operation, ms (user + system, from /proc): over the bookings above, per booking; over the payment step alone, per payment; each window until the simulator had delivered its payments\' webhooks (which the service records)');
   say(table(['process', 'per booking', 'per payment step'], cpu.meters.map((m) => [m.name === 'machine' ? 'machine (every process)' : m.name, ms(perBookingCpu.get(m.name)), ms(perPaymentCpu.get(m.name))])));
   const machineBooking = perBookingCpu.get('machine');
   const machinePayment = perPaymentCpu.get('machine');
