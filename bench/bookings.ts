@@ -44,8 +44,11 @@ import { StripeProvider } from '../src/payments/provider.js';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
-import { childPids, CpuWindow, machineCpu, ownCpu } from './lib/cpuWindow.js';
-import { processCpuSeconds, profileFlags, startService } from './lib/child.js';
+import { childPids, CpuWindow, machineCpu, ownCpu, processesCpu } from './lib/cpuWindow.js';
+import { profileFlags, startService } from './lib/child.js';
+import { loadConfig } from '../src/config.js';
+import { reconcileAfterSeconds } from '../src/app/bookings.js';
+import { KEY_LEASE_SECONDS } from '../src/app/idempotentBooking.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
 import { pgTransactions, scrapeTrips, totalTrips, tripsBetween } from './lib/dbTrips.js';
@@ -87,17 +90,16 @@ runBenchmark(async () => {
   // then, as it does in a service that has been selling for a while (the payment
   // step alone is measured last, when the simulator's code is warm too).
   const warmN = envNumber('BENCH_WARMUP_BOOKINGS', 300, { zero: true });
-  const bareWanted = envNumber('BENCH_BARE_BOOKINGS', total, { zero: true });
-  const rows = Math.max(20, Math.ceil((warmN + total + bareWanted) / 100));
+  const bareN = envNumber('BENCH_BARE_BOOKINGS', total, { zero: true });
+  const rows = Math.max(20, Math.ceil((warmN + total + bareN) / 100));
   const show = await createShow(service.baseUrl, token, { rows, seatsPerRow: 100, per_user_limit: 1000 });
   const seats = show.rows.flatMap((r) => Array.from({ length: show.seatsPerRow }, (_, k) => `${r}${k + 1}`));
   const buyers = await registerBuyers(service.baseUrl, c);
-  const simulatorPids = childPids(service.pid);
   const cpu = new CpuWindow([
     { name: 'service', read: () => service.cpuSeconds() },
-    { name: 'payment simulator', read: () => (simulatorPids.length ? simulatorPids.reduce((t, pid) => t + (processCpuSeconds(pid) ?? 0), 0) : null) },
+    processesCpu('payment simulator', childPids(service.pid)),
     backendCpuMeter(db.name),
-    ownCpu,
+    ownCpu('bench'),
     machineCpu,
   ]);
 
@@ -105,9 +107,7 @@ runBenchmark(async () => {
   // and the service's first, then the bare ones'.
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
   let nextSeat = 0;
-  const ourN = total;
-  const bareN = bareWanted;
-  const wanted = warmN + ourN + bareN;
+  const wanted = warmN + total + bareN;
   await Promise.all(buyers.map(async (b, buyer) => {
     for (let i = nextSeat++; i < wanted; i = nextSeat++) {
       const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: b.token });
@@ -117,8 +117,8 @@ runBenchmark(async () => {
     }
   }));
   const warmByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat < warmN));
-  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN && h.seat < warmN + ourN));
-  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN + ourN));
+  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN && h.seat < warmN + total));
+  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN + total));
 
   /** Each buyer pays for its holds one after another, all buyers at once. */
   const bookAll = (list: typeof byBuyer, each: (ms: number, answer: Awaited<ReturnType<typeof call>>) => void) => Promise.all(buyers.map(async (b, n) => {
@@ -148,7 +148,7 @@ runBenchmark(async () => {
     ours.add(ms);
     const key = `${booking.status} ${booking.body?.status ?? booking.body?.code}`;
     statuses.set(key, (statuses.get(key) ?? 0) + 1);
-    if (++done % 200 === 0) note(`  ${done}/${ourN} bookings`);
+    if (++done % 200 === 0) note(`  ${done}/${total} bookings`);
   });
   const seconds = (Date.now() - started) / 1000;
   await webhooksDelivered(paysimPort);
@@ -182,18 +182,20 @@ runBenchmark(async () => {
   if (bareN > 0) {
     const bareDb = connectPostgres(db.url, 20);
     const provider = new StripeProvider({ secretKey: 'sk_test_sim', apiUrl: `http://127.0.0.1:${paysimPort}`, webhookSecret: 'whsec_sim' });
+    // The service's own settings (its defaults: the bench sets none of them).
+    const config = loadConfig({});
     await Promise.all(buyers.map(async (buyer, n) => {
       for (const h of bareByBuyer[n]!) {
         const key = `bare-${h.seat}`;
         const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
         const t0 = performance.now();
         const entered = await enterPayment(bareDb, {
-          holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: 35, admittedShowId: null, idempotencyKey: key,
-          claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: 15, ttlSeconds: 86_400 },
+          holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null, idempotencyKey: key,
+          claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
         });
         if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
         // The service's own provider call (src/payments/provider.ts).
-        const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, 30_000);
+        const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, config.paymentTimeoutMs);
         if (charged.kind !== 'succeeded') throw new Error(`bare booking: the payment was ${charged.kind}`);
         // As the service does: a confirmation that finds the outcome applied already
         // (the provider's webhook came first) undoes itself, and the booking is read.

@@ -27,20 +27,29 @@ export function childPids(pid: number): number[] {
 }
 
 /** This process's own CPU (user + system), in seconds. */
-export const ownCpu: CpuMeter = { name: 'bench', read: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; } };
+export const ownCpu = (name: string): CpuMeter => ({ name, read: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; } });
 
 /** The whole machine's busy CPU (every process, every core). */
 export const machineCpu: CpuMeter = { name: 'machine', read: machineBusySeconds };
 
-export const processCpu = (name: string, pid: number): CpuMeter => ({ name, read: () => processCpuSeconds(pid) });
-
 export type CpuReading = (number | null)[];
+
+/** Every meter read at once; a meter that fails reads null. */
+export function readMeters(meters: CpuMeter[]): Promise<CpuReading> {
+  return Promise.all(meters.map(async (m) => { try { return await m.read(); } catch { return null; } }));
+}
+
+/** The CPU seconds of several processes together (e.g. a service's children); null when none is known. */
+export const processesCpu = (name: string, pids: number[]): CpuMeter => ({
+  name,
+  read: () => (pids.length ? pids.reduce((t, pid) => t + (processCpuSeconds(pid) ?? 0), 0) : null),
+});
 
 export class CpuWindow {
   constructor(readonly meters: CpuMeter[]) {}
 
   read(): Promise<CpuReading> {
-    return Promise.all(this.meters.map(async (m) => { try { return await m.read(); } catch { return null; } }));
+    return readMeters(this.meters);
   }
 
   /** Milliseconds of CPU per operation between two readings, by meter name (null when a reading is missing). */

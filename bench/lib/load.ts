@@ -6,6 +6,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { performance } from 'node:perf_hooks';
 import { Latencies, fixed, type Percentiles } from './stats.js';
+import { ownCpu, readMeters } from './cpuWindow.js';
 
 export interface RequestSpec {
   method: 'GET' | 'POST';
@@ -195,12 +196,11 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
 
   // CPU at the window's edges: ours, and whatever the caller meters (server, database).
   const meters: CpuMeter[] = [
-    { name: 'generator', read: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; } },
+    ownCpu('generator'),
     ...(opts.cpuMeters ?? []),
   ];
-  const readMeters = () => Promise.all(meters.map(async (m) => { try { return await m.read(); } catch { return null; } }));
   let cpuAtStart: Promise<(number | null)[]> | null = null;
-  const cpuStart = setTimeout(() => { cpuAtStart = readMeters(); }, run.measureStart - performance.now());
+  const cpuStart = setTimeout(() => { cpuAtStart = readMeters(meters); }, run.measureStart - performance.now());
 
   let lastAnswered = 0;
   let lastFirst = 0;
@@ -224,7 +224,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   await new Promise((resolve) => setTimeout(resolve, run.measureEnd - performance.now()));
   run.stopped = true;
   clearTimeout(cpuStart);
-  const cpuAtEnd = await readMeters();
+  const cpuAtEnd = await readMeters(meters);
   const startValues = (await (cpuAtStart as Promise<(number | null)[]> | null)) ?? meters.map(() => null);
   const cpu: Record<string, number | null> = {};
   meters.forEach((m, i) => {

@@ -8,6 +8,7 @@ import { onCleanup } from './cleanup.js';
 import { percentiles, type Percentiles } from './stats.js';
 import { processCpuSeconds } from './child.js';
 import type { CpuMeter } from './load.js';
+import { readMeters } from './cpuWindow.js';
 
 export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 
@@ -73,11 +74,10 @@ export async function runPgbench(o: PgbenchOptions): Promise<PgbenchResult> {
     }
   });
   const meters: CpuMeter[] = [{ name: 'generator', read: () => processCpuSeconds(proc.pid!) }, ...(o.cpuMeters ?? [])];
-  const readMeters = () => Promise.all(meters.map(async (m) => { try { return await m.read(); } catch { return null; } }));
   let atStart: Promise<(number | null)[]> = Promise.resolve(meters.map(() => null));
   let atEnd: Promise<(number | null)[]> = Promise.resolve(meters.map(() => null));
-  const t1 = setTimeout(() => { atStart = readMeters(); }, o.warmupSeconds * 1000);
-  const t2 = setTimeout(() => { atEnd = readMeters(); }, (o.warmupSeconds + o.seconds) * 1000);
+  const t1 = setTimeout(() => { atStart = readMeters(meters); }, o.warmupSeconds * 1000);
+  const t2 = setTimeout(() => { atEnd = readMeters(meters); }, (o.warmupSeconds + o.seconds) * 1000);
   const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
   clearTimeout(t1);
   clearTimeout(t2);

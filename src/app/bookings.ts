@@ -107,13 +107,16 @@ export function payClaimed(
   return pay(ctx, buyer, input, claimed.ids, claimed.entered, (view) => ({ userId: buyer.userId, key: idempotencyKey, ...answerFor(view) }));
 }
 
+/** When the reconciler first asks the provider about a payment still pending: after the request has given up waiting, and a margin. */
+export const reconcileAfterSeconds = (config: { paymentTimeoutMs: number }) => Math.ceil(config.paymentTimeoutMs / 1000) + 5;
+
 function enterInput(
   ctx: Context, buyer: Principal, idempotencyKey: string, input: { hold_id: string; payment_method: string },
   admittedShowId: string | null, ids: { bookingId: string; attemptId: string },
 ) {
   return {
     holdId: input.hold_id, userId: buyer.userId, ...ids, paymentMethod: input.payment_method,
-    reconcileAfterSeconds: Math.ceil(ctx.config.paymentTimeoutMs / 1000) + 5, admittedShowId, idempotencyKey,
+    reconcileAfterSeconds: reconcileAfterSeconds(ctx.config), admittedShowId, idempotencyKey,
   };
 }
 

@@ -14,7 +14,7 @@ import type { Context } from './context.js';
 
 // A running request renews its key's lease every few seconds; a request whose
 // instance died leaves a lease that runs out soon, and a repeat then takes over.
-const KEY_LEASE_SECONDS = 15;
+export const KEY_LEASE_SECONDS = 15;
 const KEY_RENEW_MS = 5000;
 const SWEEP_BATCH = 500;
 const SWEEP_BATCHES_PER_PASS = 20;
