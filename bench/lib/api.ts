@@ -53,6 +53,12 @@ export interface HallLayoutRow {
   section?: string;
 }
 
+/** Row names as halls letter them: A … Z, then AA, AB, … */
+function rowName(i: number): string {
+  const letter = String.fromCharCode(65 + (i % 26));
+  return i < 26 ? letter : `${rowName(Math.floor(i / 26) - 1)}${letter}`;
+}
+
 /**
  * A show in a hall of `rows` rows A, B, … of `seatsPerRow` seats, one tier, sale open now;
  * or, given `layout` and `price_tiers`, in a hall of that layout (a stadium with sections).
@@ -63,7 +69,7 @@ export async function createShow(baseUrl: string, token: string, o: {
 }): Promise<ShowFixture> {
   const post = async (path: string, body: unknown) => must(await call(baseUrl, 'POST', path, { body, token }), 201, `POST ${path}`).body;
   const venue = await post('/v1/admin/venues', { name: 'Bench Cinema', city: 'Benchville' });
-  const rows = Array.from({ length: o.rows }, (_, i) => String.fromCharCode(65 + i));
+  const rows = Array.from({ length: o.rows }, (_, i) => rowName(i));
   const hall = await post('/v1/admin/halls', {
     venue_id: venue.id, name: 'Screen 1', layout: { rows: o.layout ?? rows.map((row) => ({ row, seats: o.seatsPerRow, tier: 'standard' })) },
   });
