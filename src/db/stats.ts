@@ -18,9 +18,9 @@ export async function showStats(db: Queryable, showId: string): Promise<ShowStat
   const r = await db.query<Omit<ShowStats, 'seats' | 'refunds_by_reason'> & { available: number; held: number; booked: number; refunds_cancellation: number; refunds_seats_lost: number }>(
     `select
        (select count(*) from show_seats where show_id = $1
-          and (status = 'available' or (status = 'held' and hold_expires_at <= bo_now()))) as available,
+          and (status = 'available' or (status = 'held' and hold_expires_at <= (select bo_now())))) as available,
        (select count(*) from show_seats where show_id = $1
-          and (status = 'paying' or (status = 'held' and hold_expires_at > bo_now()))) as held,
+          and (status = 'paying' or (status = 'held' and hold_expires_at > (select bo_now())))) as held,
        (select count(*) from show_seats where show_id = $1 and status = 'booked') as booked,
        coalesce((select holds_created from show_stats where show_id = $1), 0) as holds_created,
        coalesce((select hold_conflicts from show_stats where show_id = $1), 0) as hold_conflicts,
