@@ -11,8 +11,6 @@
 // seats' expiry index (partial, `status = 'held'`) could then look as cheap as the
 // hold's to the booking statement and the release, which read every held seat of
 // every show through it (migrations/0015 keeps that index to the sweeper).
-// The claim keeps one plan per statement for every call (migrations/0017): here, on
-// the same busy show, that plan still takes a handful of rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
@@ -116,20 +114,5 @@ describe("a hold's seats are found through its index", () => {
     expect(release.result).toEqual({ released: true, seats });
     expect(release.rowsRead, 'release: rows of show_seats read').toBeGreaterThan(0);
     expect(release.rowsRead, 'release: rows of show_seats read').toBeLessThanOrEqual(MOST_ROWS_READ);
-  });
-
-  it('a claim, planned once for every call, reads a handful of rows', async () => {
-    const kept = (await t.service.ctx.db.query<{ config: string[] | null }>(
-      "select proconfig as config from pg_proc where proname = 'claim_seats'")).rows[0]?.config ?? [];
-    expect(kept).toContain('plan_cache_mode=force_generic_plan');
-    // The session's own setting does not reach inside the function: both ways, its plans are generic.
-    for (const plan of ['custom', 'generic'] as const) {
-      const holdId = `hold_claim_${plan}`;
-      const claim = await measured((tx) => claimSeats(tx, { showId, holdId, userId: alice.userId, seats: MEASURED }), plan);
-      expect(claim.result.outcome, plan).toBe('held');
-      expect(claim.rowsRead, `claim (${plan} in the session): rows of show_seats read`).toBeGreaterThan(0);
-      expect(claim.rowsRead, `claim (${plan} in the session): rows of show_seats read`).toBeLessThanOrEqual(MOST_ROWS_READ);
-      expect(await releaseSeats(t.service.ctx.db, holdId, alice.userId)).toEqual({ released: true, seats: MEASURED });
-    }
   });
 });
