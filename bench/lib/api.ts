@@ -3,6 +3,7 @@
 import { Agent, request } from 'undici';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ADMIN } from './child.js';
+import { rowName } from '../../src/rehearsal/setup.js';
 
 const agent = new Agent({ connections: 32, pipelining: 1 });
 
@@ -51,12 +52,6 @@ export interface HallLayoutRow {
   seats: number;
   tier: string;
   section?: string;
-}
-
-/** Row names as halls letter them: A … Z, then AA, AB, … */
-function rowName(i: number): string {
-  const letter = String.fromCharCode(65 + (i % 26));
-  return i < 26 ? letter : `${rowName(Math.floor(i / 26) - 1)}${letter}`;
 }
 
 /**
