@@ -114,7 +114,7 @@ export async function searchShows(db: Queryable, q: ShowSearch, limit: number): 
         and ($2::text is null or s.event_id = $2)
         and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
         -- without a date, the shows still to come
-        and ($3::date is not null or s.starts_at >= bo_now())
+        and ($3::date is not null or s.starts_at >= (select bo_now()))
         and bo_title_words(e.title) @> coalesce(bo_title_words($5::text), '{}')
       order by s.starts_at, s.id
       limit $4`,
