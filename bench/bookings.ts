@@ -1,6 +1,6 @@
-// Benchmark: booking latency with pm_card_visa. C buyers each hold seats on a
-// 2,000-seat show (first, every hold), then pay for them, one after another; we time
-// POST /v1/bookings. Baseline in the same run: the payment step alone — the same
+// Benchmark: booking latency with pm_card_visa. Buyers hold seats of one show, a seat
+// a hold (first, every hold), then C connections pay for them, each taking the next
+// hold; we time POST /v1/bookings. Baseline in the same run: the payment step alone — the same
 // PaymentIntent create-and-confirm sent straight to the same simulator through the Stripe SDK.
 //
 // What each booking sends to PostgreSQL is measured, not declared: the service counts
@@ -33,8 +33,9 @@
 // bare retrieve round trip through the SDK to the same simulator.
 //
 //   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000 (0: none)
-//                              BENCH_WARMUP_BOOKINGS=3000 (unmeasured bookings first, and as many unmeasured payments
-//                              before the payment step's; 0: none)
+//                              BENCH_WARMUP_BOOKINGS=3000 (unmeasured bookings first, as many unmeasured bare ones
+//                              before the bare path's and as many unmeasured payments before the payment step's; 0: none)
+//                              BENCH_CONNECTIONS=1 shows the ratio with no queue for the cores
 //   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
 import { createHash, randomBytes } from 'node:crypto';
@@ -95,10 +96,15 @@ runBenchmark(async () => {
   // are of code that has been running a while, as it has in a service at 10:00.
   const warmN = envNumber('BENCH_WARMUP_BOOKINGS', 3000, { zero: true });
   const bareN = envNumber('BENCH_BARE_BOOKINGS', total, { zero: true });
-  const rows = Math.max(20, Math.ceil((warmN + total + bareN) / 100));
+  // The bare path runs in this process, whose pg and SDK code is cold until then: as many unmeasured first.
+  const bareWarmN = bareN > 0 ? warmN : 0;
+  const wanted = warmN + total + bareWarmN + bareN;
+  const rows = Math.max(20, Math.ceil(wanted / 100));
   const show = await createShow(service.baseUrl, token, { rows, seatsPerRow: 100, per_user_limit: 1000 });
   const seats = show.rows.flatMap((r) => Array.from({ length: show.seatsPerRow }, (_, k) => `${r}${k + 1}`));
-  const buyers = await registerBuyers(service.baseUrl, c);
+  // A buyer may hold at most 1,000 seats of a show (the contract's per_user_limit
+  // maximum): enough buyers for every hold, and C workers at a time whatever their number.
+  const buyers = await registerBuyers(service.baseUrl, Math.max(c, Math.ceil(wanted / 1000)));
   const cpu = new CpuWindow([
     { name: 'service', read: () => service.cpuSeconds() },
     processesCpu('payment simulator', childPids(service.pid)),
@@ -107,35 +113,40 @@ runBenchmark(async () => {
     machineCpu,
   ]);
 
-  // Every hold first, so that the measured windows have bookings only: the warm-up's
-  // and the service's first, then the bare ones'.
-  const holds: { buyer: number; seat: number; holdId: string }[] = [];
-  let nextSeat = 0;
-  const wanted = warmN + total + bareN;
-  await Promise.all(buyers.map(async (b, buyer) => {
-    for (let i = nextSeat++; i < wanted; i = nextSeat++) {
-      const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: b.token });
-      if (hold.status !== 201) throw new Error(`hold: ${hold.status} ${hold.text}`);
-      holds.push({ buyer, seat: i, holdId: hold.body.hold_id });
-      if (holds.length % 500 === 0) note(`  ${holds.length}/${wanted} holds`);
-    }
-  }));
-  const warmByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat < warmN));
-  const byBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN && h.seat < warmN + total));
-  const bareByBuyer = buyers.map((_, n) => holds.filter((h) => h.buyer === n && h.seat >= warmN + total));
+  /** C workers at once over `count` items, each taking the next. */
+  const inParallel = async (count: number, work: (n: number) => Promise<void>) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: c }, async () => {
+      for (let n = next++; n < count; n = next++) await work(n);
+    }));
+  };
 
-  /** Each buyer pays for its holds one after another, all buyers at once. */
-  const bookAll = (list: typeof byBuyer, each: (ms: number, answer: Awaited<ReturnType<typeof call>>) => void) => Promise.all(buyers.map(async (b, n) => {
-    for (const h of list[n]!) {
-      const t0 = performance.now();
-      const booking = await call(service.baseUrl, 'POST', '/v1/bookings', {
-        body: { hold_id: h.holdId, payment_method: 'pm_card_visa' }, token: b.token, headers: { 'idempotency-key': `bench-${h.seat}` },
-      });
-      each(performance.now() - t0, booking);
-    }
-  }));
+  // Every hold first, so that the measured windows have bookings only: the warm-up's
+  // and the service's first, then the bare ones'. Seat i is held by buyer i mod buyers.
+  const holds: { buyer: number; seat: number; holdId: string }[] = [];
+  await inParallel(wanted, async (i) => {
+    const buyer = i % buyers.length;
+    const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: buyers[buyer]!.token });
+    if (hold.status !== 201) throw new Error(`hold: ${hold.status} ${hold.text}`);
+    holds[i] = { buyer, seat: i, holdId: hold.body.hold_id };
+    if (i % 500 === 0) note(`  ${i}/${wanted} holds`);
+  });
+  const warmHolds = holds.slice(0, warmN);
+  const measuredHolds = holds.slice(warmN, warmN + total);
+  const bareWarmHolds = holds.slice(warmN + total, warmN + total + bareWarmN);
+  const bareHolds = holds.slice(warmN + total + bareWarmN);
+
+  /** C workers pay for the holds, each taking the next. */
+  const bookAll = (list: typeof holds, each: (ms: number, answer: Awaited<ReturnType<typeof call>>) => void) => inParallel(list.length, async (n) => {
+    const h = list[n]!;
+    const t0 = performance.now();
+    const booking = await call(service.baseUrl, 'POST', '/v1/bookings', {
+      body: { hold_id: h.holdId, payment_method: 'pm_card_visa' }, token: buyers[h.buyer]!.token, headers: { 'idempotency-key': `bench-${h.seat}` },
+    });
+    each(performance.now() - t0, booking);
+  });
   if (warmN > 0) {
-    await bookAll(warmByBuyer, (_, booking) => { if (booking.status !== 201) throw new Error(`warm-up booking: ${booking.status} ${booking.text}`); });
+    await bookAll(warmHolds, (_, booking) => { if (booking.status !== 201) throw new Error(`warm-up booking: ${booking.status} ${booking.text}`); });
     note(`  ${warmN} warm-up bookings`);
   }
 
@@ -148,7 +159,7 @@ runBenchmark(async () => {
   let done = 0;
   const cpuBeforeBookings = await cpu.read();
   const started = Date.now();
-  await bookAll(byBuyer, (ms, booking) => {
+  await bookAll(measuredHolds, (ms, booking) => {
     ours.add(ms);
     const key = `${booking.status} ${booking.body?.status ?? booking.body?.code}`;
     statuses.set(key, (statuses.get(key) ?? 0) + 1);
@@ -188,34 +199,37 @@ runBenchmark(async () => {
     const provider = new StripeProvider({ secretKey: 'sk_test_sim', apiUrl: `http://127.0.0.1:${paysimPort}`, webhookSecret: 'whsec_sim' });
     // The service's own settings (its defaults: the bench sets none of them).
     const config = loadConfig({});
-    await Promise.all(buyers.map(async (buyer, n) => {
-      for (const h of bareByBuyer[n]!) {
-        const key = `bare-${h.seat}`;
-        const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
-        const t0 = performance.now();
-        const entered = await enterPayment(bareDb, {
-          holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null, idempotencyKey: key,
-          claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
-        });
-        if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
-        // The service's own provider call (src/payments/provider.ts).
-        const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, config.paymentTimeoutMs);
-        if (charged.kind !== 'succeeded') throw new Error(`bare booking: the payment was ${charged.kind}`);
-        // As the service does: a confirmation that finds the outcome applied already
-        // (the provider's webhook came first) undoes itself, and the booking is read.
-        const confirmed = await confirmPaidBooking(bareDb, {
-          ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: charged.paymentIntentId, seatCount: entered.seats.length, atOnce: true,
-          answer: { userId: buyer.userId, key, status: 201, body: { booking_id: ids.bookingId, status: 'confirmed' } },
-        }).then((r) => (r.confirmed ? 'confirmed' : 'not confirmed'), async (err: unknown) => {
-          if (sqlState(err) !== GUARD_FAILED) throw err;
-          const b = (await bareDb.query<{ status: string }>('select status from bookings where id = $1', [ids.bookingId])).rows[0];
-          return `${b?.status ?? 'missing'} by the webhook`;
-        });
-        bare.add(performance.now() - t0);
-        const outcome = `succeeded ${confirmed}`;
-        bareStatuses.set(outcome, (bareStatuses.get(outcome) ?? 0) + 1);
-      }
-    }));
+    const bareBook = (list: typeof holds, tag: string, each: (ms: number, outcome: string) => void) => inParallel(list.length, async (n) => {
+      const h = list[n]!;
+      const buyer = buyers[h.buyer]!;
+      const key = `${tag}-${h.seat}`;
+      const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
+      const t0 = performance.now();
+      const entered = await enterPayment(bareDb, {
+        holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null, idempotencyKey: key,
+        claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
+      });
+      if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
+      // The service's own provider call (src/payments/provider.ts).
+      const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, config.paymentTimeoutMs);
+      if (charged.kind !== 'succeeded') throw new Error(`bare booking: the payment was ${charged.kind}`);
+      // As the service does: a confirmation that finds the outcome applied already
+      // (the provider's webhook came first) undoes itself, and the booking is read.
+      const confirmed = await confirmPaidBooking(bareDb, {
+        ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: charged.paymentIntentId, seatCount: entered.seats.length, atOnce: true,
+        answer: { userId: buyer.userId, key, status: 201, body: { booking_id: ids.bookingId, status: 'confirmed' } },
+      }).then((r) => (r.confirmed ? 'confirmed' : 'not confirmed'), async (err: unknown) => {
+        if (sqlState(err) !== GUARD_FAILED) throw err;
+        const b = (await bareDb.query<{ status: string }>('select status from bookings where id = $1', [ids.bookingId])).rows[0];
+        return `${b?.status ?? 'missing'} by the webhook`;
+      });
+      each(performance.now() - t0, `succeeded ${confirmed}`);
+    });
+    await bareBook(bareWarmHolds, 'bare-warm', () => {});
+    await bareBook(bareHolds, 'bare', (ms, outcome) => {
+      bare.add(ms);
+      bareStatuses.set(outcome, (bareStatuses.get(outcome) ?? 0) + 1);
+    });
     await bareDb.close();
   }
 
@@ -223,18 +237,15 @@ runBenchmark(async () => {
   // as many unmeasured first as the bookings had (this process's SDK path is cold
   // until then), then the measured ones.
   const payAll = async (from: number, count: number, each: (ms: number) => void) => {
-    let k = from;
-    await Promise.all(Array.from({ length: c }, async () => {
-      while (k < from + count) {
-        const n = k++;
-        const t0 = performance.now();
-        await stripe.paymentIntents.create(
-          { amount: 1000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' }, metadata: { n: String(n) } },
-          { idempotencyKey: `raw-${n}` },
-        );
-        each(performance.now() - t0);
-      }
-    }));
+    await inParallel(count, async (i) => {
+      const n = from + i;
+      const t0 = performance.now();
+      await stripe.paymentIntents.create(
+        { amount: 1000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' }, metadata: { n: String(n) } },
+        { idempotencyKey: `raw-${n}` },
+      );
+      each(performance.now() - t0);
+    });
     await webhooksDelivered(paysimPort);
   };
   if (warmN > 0) {
@@ -252,33 +263,26 @@ runBenchmark(async () => {
   const timeWebhooks = async (type: string, tag: string): Promise<{ lat: Latencies; answers: Map<number, number> }> => {
     const lat = new Latencies();
     const answers = new Map<number, number>();
-    let w = 0;
-    await Promise.all(Array.from({ length: c }, async () => {
-      while (w < paid.length) {
-        const pi = paid[w++]!;
-        const rawEvent = JSON.stringify({ id: `evt_bench_${tag}_${pi.id}`, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object: pi } });
-        const t0 = performance.now();
-        const r = await call(service.baseUrl, 'POST', '/v1/payments/webhook', {
-          raw: rawEvent, headers: { 'stripe-signature': signatureHeader(rawEvent, 'whsec_sim') },
-        });
-        lat.add(performance.now() - t0);
-        answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
-      }
-    }));
+    await inParallel(paid.length, async (n) => {
+      const pi = paid[n]!;
+      const rawEvent = JSON.stringify({ id: `evt_bench_${tag}_${pi.id}`, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object: pi } });
+      const t0 = performance.now();
+      const r = await call(service.baseUrl, 'POST', '/v1/payments/webhook', {
+        raw: rawEvent, headers: { 'stripe-signature': signatureHeader(rawEvent, 'whsec_sim') },
+      });
+      lat.add(performance.now() - t0);
+      answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
+    });
     return { lat, answers };
   };
   const agreeing = await timeWebhooks('payment_intent.succeeded', 'agree');
   const readBack = await timeWebhooks('payment_intent.payment_failed', 'readback');
   const retrieve = new Latencies();
-  let r = 0;
-  await Promise.all(Array.from({ length: c }, async () => {
-    while (r < paid.length) {
-      const pi = paid[r++]!;
-      const t0 = performance.now();
-      await stripe.paymentIntents.retrieve(pi.id);
-      retrieve.add(performance.now() - t0);
-    }
-  }));
+  await inParallel(paid.length, async (n) => {
+    const t0 = performance.now();
+    await stripe.paymentIntents.retrieve(paid[n]!.id);
+    retrieve.add(performance.now() - t0);
+  });
   const stillConfirmed = (await Promise.all(paid.slice(0, 20).map(async (pi) => {
     const b = await call(service.baseUrl, 'GET', `/v1/bookings/${pi.metadata.booking_id}`, { token });
     return b.body?.status === 'confirmed';
