@@ -1,0 +1,47 @@
+// The suite's workers keep their modules from one test file to the next
+// (vitest.config.ts, `isolate: false`), so a test file that mocks a module, stubs a
+// global or changes process.env would change it for every file after it in the same
+// worker. None may: a test passes what it needs as arguments (a config, a URL).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const TEST_DIR = join(import.meta.dirname, '..');
+const LEAKS = [
+  /\bvi\s*\.\s*(do)?mock\s*\(/,
+  /\bvi\s*\.\s*stub(Env|Global)\s*\(/,
+  /\bprocess\s*\.\s*env\s*(\.\s*\w+|\[[^\]]+\])\s*(=(?!=)|\?\?=|\|\|=)/,
+  /\bdelete\s+process\s*\.\s*env\b/,
+  /\bObject\s*\.\s*assign\s*\(\s*process\s*\.\s*env\b/,
+];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? sources(p) : /\.(ts|js|mjs)$/.test(e.name) ? [p] : [];
+  });
+}
+
+/** The 1-based lines of `text` that would leak into the next test file. */
+function leaks(text: string): number[] {
+  return text.split('\n').flatMap((line, i) => (LEAKS.some((re) => re.test(line)) ? [i + 1] : []));
+}
+
+describe('test files leave the shared modules as they found them', () => {
+  it('recognizes what it looks for', () => {
+    expect(leaks("vi.mock('../src/db/client.js')")).toEqual([1]);
+    expect(leaks("x\nvi.stubEnv('DATABASE_URL', 'x')")).toEqual([2]);
+    expect(leaks("process.env.DATABASE_URL = 'postgres://'")).toEqual([1]);
+    expect(leaks("process.env['PORT'] ??= '0'")).toEqual([1]);
+    expect(leaks('delete process.env.PORT')).toEqual([1]);
+    expect(leaks("const url = process.env.DATABASE_URL ?? 'x'; if (process.env.CI === '1') {}")).toEqual([]);
+  });
+
+  it('no test file mocks a module, stubs a global or writes process.env', () => {
+    const self = relative(TEST_DIR, import.meta.filename);
+    const found = sources(TEST_DIR)
+      .filter((f) => relative(TEST_DIR, f) !== self)
+      .flatMap((f) => leaks(readFileSync(f, 'utf8')).map((line) => `test/${relative(TEST_DIR, f)}:${line}`));
+    expect(found).toEqual([]);
+  });
+});
