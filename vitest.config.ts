@@ -9,9 +9,12 @@ export default defineConfig({
     maxWorkers: 2,
     // Each worker keeps its modules from one test file to the next: importing the
     // service afresh for every file took 124–142 s summed (about a minute of the
-    // suite's wall time on 2 cores). Nothing in src/ keeps per-process state a test
-    // depends on (every service, pool and registry is made by the test that uses it),
-    // and no test mocks a module or sets process.env.
+    // suite's wall time on 2 cores). What src/ keeps per process is memos of pure
+    // results (prepared statements' names, a chosen content coding, a dummy password
+    // hash) and the rehearsal's undo steps (src/rehearsal/cleanup.ts, which runs again
+    // for steps registered after a clean-up); every service, pool and registry is made
+    // by the test that uses it. No test may mock a module or set process.env
+    // (test/config/shared-modules.test.ts).
     isolate: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -18,7 +18,11 @@ export function onCleanup(name: string, run: () => Promise<void> | void): () => 
   };
 }
 
-/** Runs every registered step, newest first; a failing step does not stop the others. */
+/**
+ * Runs every registered step, newest first; a failing step does not stop the others.
+ * Calls while it runs share the run; a call after it has finished runs the steps
+ * registered since (a process that rehearses twice, as the test workers do).
+ */
 export function cleanup(): Promise<void> {
   running ??= (async () => {
     while (steps.length) {
@@ -29,7 +33,9 @@ export function cleanup(): Promise<void> {
         process.stderr.write(`cleanup "${step.name}" failed: ${err instanceof Error ? err.message : String(err)}\n`);
       }
     }
-  })();
+  })().finally(() => {
+    running = null;
+  });
   return running;
 }
 
