@@ -124,12 +124,13 @@ runBenchmark(async () => {
   // Every hold first, so that the measured windows have bookings only: the warm-up's
   // and the service's first, then the bare ones'. Seat i is held by buyer i mod buyers.
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
+  let held = 0;
   await inParallel(wanted, async (i) => {
     const buyer = i % buyers.length;
     const hold = await call(service.baseUrl, 'POST', `/v1/shows/${show.showId}/holds`, { body: { seats: [seats[i]] }, token: buyers[buyer]!.token });
     if (hold.status !== 201) throw new Error(`hold: ${hold.status} ${hold.text}`);
     holds[i] = { buyer, seat: i, holdId: hold.body.hold_id };
-    if (i % 500 === 0) note(`  ${i}/${wanted} holds`);
+    if (++held % 500 === 0) note(`  ${held}/${wanted} holds`);
   });
   const warmHolds = holds.slice(0, warmN);
   const measuredHolds = holds.slice(warmN, warmN + total);
