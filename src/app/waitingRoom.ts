@@ -156,7 +156,8 @@ export async function admit(ctx: Context, user: Principal, showId: string, queue
   }
   // Long enough to hold (within the grace period), let the hold run out, and pay once more.
   const lifetimeSeconds = ctx.config.waitingRoom.graceSeconds + 2 * rule.holdTtlSeconds + Math.ceil(ctx.config.paymentTimeoutMs / 1000);
-  const { token, expiresAt } = ctx.room.tokens.issueAdmission({ userId: user.userId, showId, position, lifetimeSeconds });
+  const expiresAtS = Math.floor(Date.now() / 1000) + lifetimeSeconds;
+  const { token, expiresAt } = ctx.room.tokens.issueAdmission({ userId: user.userId, showId, position, expiresAtS });
   ctx.metrics.queueAdmits.inc({ result: 'admitted' });
   return { admission_token: token, expires_at: expiresAt.toISOString() };
 }

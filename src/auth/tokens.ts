@@ -11,7 +11,7 @@ export interface Principal {
 }
 
 const ISSUER = 'boxoffice';
-const AUDIENCE = 'boxoffice-api';
+const AUDIENCE = 'boxoffice:user';
 
 export class UserTokens {
   private readonly jws: Hs256;

@@ -12,11 +12,15 @@ export const QUEUE_REQUIRED: Refusal = Object.freeze({
   message: 'this show sells through its waiting room: send the Admission-Token its queue gave you', extensions: {},
 });
 
-/** The admission of this buyer, verified in process; null when missing, forged, expired or someone else's. */
-export function admissionOf(tokens: RoomTokens, header: string | string[] | undefined, userId: string): AdmissionClaims | null {
+/**
+ * The admission of this buyer, verified in process; null when missing, forged,
+ * expired or someone else's. The expiry is checked here too, at `nowMs`, not left
+ * to the verifier's memory of tokens it verified before.
+ */
+export function admissionOf(tokens: RoomTokens, header: string | string[] | undefined, userId: string, nowMs = Date.now()): AdmissionClaims | null {
   if (typeof header !== 'string' || header.length === 0 || header.length > 2048) return null;
   const claims = tokens.verifyAdmission(header);
-  return claims && claims.userId === userId && claims.expiresAtMs > Date.now() ? claims : null;
+  return claims && claims.userId === userId && claims.expiresAtMs > nowMs ? claims : null;
 }
 
 /** Why a hold of a waiting-room show is refused before the claim, or null to go on. */

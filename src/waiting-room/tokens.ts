@@ -1,12 +1,13 @@
-// The waiting room's signed tokens: compact JWS, HS256 pinned, with a secret that
-// every instance shares (src/db/secrets.ts), so any instance verifies any other's
-// tokens in process, with no database or network call.
+// The waiting room's signed tokens: compact JWS, HS256 pinned, with keys derived
+// from a secret that every instance shares (src/db/secrets.ts), so any instance
+// verifies any other's tokens in process, with no database or network call.
+import { hkdfSync } from 'node:crypto';
 import { VerifiedCache } from '../auth/verifiedCache.js';
 import { hs256, type Hs256 } from '../auth/hs256.js';
 
 const ISSUER = 'boxoffice';
-const QUEUE_AUDIENCE = 'boxoffice-queue';
-const ADMISSION_AUDIENCE = 'boxoffice-admission';
+const QUEUE_AUDIENCE = 'boxoffice:queue';
+const ADMISSION_AUDIENCE = 'boxoffice:admission';
 /** A queue token only proves "this account joined this show's queue as this entry"; the place itself lives in the store. */
 const QUEUE_TOKEN_SECONDS = 2 * 86_400;
 
@@ -24,6 +25,16 @@ export interface AdmissionClaims {
   expiresAtMs: number;
 }
 
+/**
+ * Each kind's own key, derived from the room's one stored secret (HKDF-SHA256, a
+ * distinct info string per kind): a key that signs queue tokens cannot sign an
+ * admission, and there is still only one secret to keep and share.
+ */
+export function roomTokenKeys(secret: string): { queue: Buffer; admission: Buffer } {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'boxoffice waiting room', info, 32));
+  return { queue: derive('boxoffice:queue token'), admission: derive('boxoffice:admission token') };
+}
+
 export class RoomTokens {
   private readonly queue: Hs256;
   private readonly admission: Hs256;
@@ -34,8 +45,11 @@ export class RoomTokens {
   private readonly queueTokens = new VerifiedCache<QueueClaims>(100_000);
 
   constructor(secret: string) {
-    this.queue = hs256(secret, ISSUER, QUEUE_AUDIENCE);
-    this.admission = hs256(secret, ISSUER, ADMISSION_AUDIENCE);
+    const keys = roomTokenKeys(secret);
+    this.queue = hs256(keys.queue, ISSUER, QUEUE_AUDIENCE);
+    // No iat: an admission asked for again is signed again from the same remembered
+    // claims and comes out the same token.
+    this.admission = hs256(keys.admission, ISSUER, ADMISSION_AUDIENCE, { timestamp: false });
   }
 
   issueQueue(c: QueueClaims): string {
@@ -53,9 +67,9 @@ export class RoomTokens {
     return claims;
   }
 
-  issueAdmission(c: { userId: string; showId: string; position: number; lifetimeSeconds: number }): { token: string; expiresAt: Date } {
-    const exp = Math.floor(Date.now() / 1000) + c.lifetimeSeconds;
-    return { token: this.admission.sign({ sub: c.userId, show: c.showId, pos: c.position, exp }), expiresAt: new Date(exp * 1000) };
+  /** The admission token for these claims: the same claims give the same token. `expiresAtS`: seconds since the epoch. */
+  issueAdmission(c: { userId: string; showId: string; position: number; expiresAtS: number }): { token: string; expiresAt: Date } {
+    return { token: this.admission.sign({ sub: c.userId, show: c.showId, pos: c.position, exp: c.expiresAtS }), expiresAt: new Date(c.expiresAtS * 1000) };
   }
 
   /** The claims of an admission token, or null for a forged, expired or malformed one. */

@@ -31,7 +31,7 @@ let staffToken: string;
 let holdOfA: string;
 let otherHall: string;
 let key: Uint8Array;
-let tokens: { expired: string; otherSecret: string; forged: string; tampered: string; algNone: string; ghost: string; wrongAudience: string };
+let tokens: { expired: string; otherSecret: string; forged: string; tampered: string; algNone: string; ghost: string; wrongAudience: string; noAudience: string; noIssuer: string };
 let before: Record<string, string>;
 
 const DUP_EMAIL = 'taken-address@example.test';
@@ -90,6 +90,8 @@ const rows: Row[] = [
   { name: 'hold with a token signed with another secret', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.otherSecret), expect: UNAUTH },
   { name: 'hold with an expired token (instance secret)', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.expired), expect: UNAUTH },
   { name: 'hold with a token for another audience (instance secret)', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.wrongAudience), expect: UNAUTH },
+  { name: 'hold with a token without an audience (instance secret)', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.noAudience), expect: UNAUTH },
+  { name: 'hold with a token without an issuer (instance secret)', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.noIssuer), expect: UNAUTH },
   { name: 'hold with an unsigned alg=none token', send: hold(() => open.showId, { seats: ['B1'] }, () => tokens.algNone), expect: UNAUTH },
   { name: 'hold with a validly signed token of an account that does not exist', send: hold(() => open.showId, { seats: ['B2'] }, () => tokens.ghost), expect: UNAUTH },
   { name: 'Authorization: Basic instead of Bearer', send: () => t.http.send('POST', `/v1/shows/${open.showId}/holds`, { body: { seats: ['B1'] }, headers: { authorization: 'Basic dXNlcjpwYXNz' } }), expect: UNAUTH },
@@ -326,6 +328,8 @@ describe('bad input: every malformed request is a 4xx problem and changes nothin
       algNone: `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, role: 'admin' })).toString('base64url')}.`,
       ghost: await signUserToken(key, { sub: 'usr_000000000000000000000000' }),
       wrongAudience: await signUserToken(key, { sub: a.userId, audience: 'someone-else' }),
+      noAudience: await signUserToken(key, { sub: a.userId, audience: null }),
+      noIssuer: await signUserToken(key, { sub: a.userId, issuer: null }),
     };
     // Whatever the set-up wrote is published first (the feed would publish it meanwhile).
     await t.service.ctx.seatFeed.catchUp();

@@ -21,18 +21,19 @@ export async function tokenSecret(db: Database): Promise<Uint8Array> {
   return new TextEncoder().encode(r.rows[0]!.value);
 }
 
-/** A user token as the service signs them, with overridable claims and key. */
+/** A user token as the service signs them, with overridable claims and key (null: without that claim). */
 export async function signUserToken(
   key: Uint8Array,
-  o: { sub: string; role?: string; exp?: number | string; iat?: number; issuer?: string; audience?: string },
+  o: { sub: string; role?: string; exp?: number | string; iat?: number; issuer?: string | null; audience?: string | null },
 ): Promise<string> {
   const jwt = new SignJWT({ role: o.role ?? 'user' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(o.sub)
-    .setIssuer(o.issuer ?? 'boxoffice')
-    .setAudience(o.audience ?? 'boxoffice-api')
     .setIssuedAt(o.iat ?? Math.floor(Date.now() / 1000))
     .setExpirationTime(o.exp ?? '1h');
+  // null leaves the claim out.
+  if (o.issuer !== null) jwt.setIssuer(o.issuer ?? 'boxoffice');
+  if (o.audience !== null) jwt.setAudience(o.audience ?? 'boxoffice:user');
   return jwt.sign(key);
 }
 

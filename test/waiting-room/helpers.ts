@@ -4,6 +4,7 @@ import { loadConfig, type Config, type WaitingRoomSettings } from '../../src/con
 import type { Database } from '../../src/db/client.js';
 import type { HttpAnswer, HttpClient } from '../support/http.js';
 import { REDIS_URL } from '../support/clients.js';
+import { roomTokenKeys } from '../../src/waiting-room/tokens.js';
 
 /** Service config with the room on the shared Redis under its own key prefix, ticking fast. */
 export function roomConfig(prefix: string | null, over: Partial<WaitingRoomSettings> = {}): Partial<Config> {
@@ -13,19 +14,22 @@ export function roomConfig(prefix: string | null, over: Partial<WaitingRoomSetti
   };
 }
 
-/** The instance's HS256 secret of waiting-room tokens, as stored in its database. */
-export async function roomSecret(db: Database): Promise<Uint8Array> {
+/** The instance's keys of waiting-room tokens, derived as the service does from the secret stored in its database. */
+export async function roomKeys(db: Database): Promise<{ queue: Uint8Array; admission: Uint8Array }> {
   const r = await db.query<{ value: string }>("select value from secrets where name = 'waiting_room_hs256'");
-  return new TextEncoder().encode(r.rows[0]!.value);
+  const keys = roomTokenKeys(r.rows[0]!.value);
+  return { queue: new Uint8Array(keys.queue), admission: new Uint8Array(keys.admission) };
 }
 
-/** A waiting-room token as the service signs them, with any claims. */
-export function signRoomToken(key: Uint8Array, o: { audience: 'boxoffice-queue' | 'boxoffice-admission'; sub: string; claims: Record<string, unknown>; exp?: number | string }): Promise<string> {
-  return new SignJWT(o.claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(o.sub).setIssuer('boxoffice').setAudience(o.audience)
-    .setIssuedAt().setExpirationTime(o.exp ?? '1h')
-    .sign(key);
+/** A waiting-room token of this kind as the service signs them (its key, issuer and audience), with any claims; bare: without iss and aud. */
+export function signRoomToken(
+  keys: { queue: Uint8Array; admission: Uint8Array },
+  o: { kind: 'queue' | 'admission'; sub: string; claims: Record<string, unknown>; exp?: number | string; bare?: boolean },
+): Promise<string> {
+  const jwt = new SignJWT(o.claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(o.sub).setIssuedAt().setExpirationTime(o.exp ?? '1h');
+  // bare: without iss and aud.
+  if (!o.bare) jwt.setIssuer('boxoffice').setAudience(`boxoffice:${o.kind}`);
+  return jwt.sign(keys[o.kind]);
 }
 
 /** The token with its signature's first character changed. */

@@ -10,7 +10,7 @@ import { clientFrom, closeClients, redisPrefix } from '../support/clients.js';
 import { expectProblem } from '../support/problems.js';
 import { signUserToken, tokenSecret } from '../http/helpers.js';
 import { newKey, postBooking, until } from '../bookings/helpers.js';
-import { forge, joinAndAdmit, roomConfig, roomSecret, signRoomToken } from './helpers.js';
+import { forge, joinAndAdmit, roomConfig, roomKeys, signRoomToken } from './helpers.js';
 
 type Show = Awaited<ReturnType<typeof createShow>>;
 
@@ -19,14 +19,14 @@ let t: TestService;
 let room: Show;
 let plain: Show;
 let buyers: Buyer[];
-let key: Uint8Array;
+let keys: Awaited<ReturnType<typeof roomKeys>>;
 
 beforeAll(async () => {
   t = await startTestService({ payments: {}, config: roomConfig(redis.prefix) });
   room = await createShow(t, { waiting_room: true, per_user_limit: 4 });
   plain = await createShow(t);
   buyers = await registerBuyers(t, 6);
-  key = await roomSecret(t.service.ctx.db);
+  keys = await roomKeys(t.service.ctx.db);
 }, 60_000);
 afterAll(async () => {
   await closeClients();
@@ -93,11 +93,12 @@ describe('the waiting room over HTTP', () => {
     const mine = (await t.http.post(`/v1/shows/${room.showId}/queue`, {}, b.token)).body.queue_token as string;
     const otherShow = (await t.http.post(`/v1/shows/${other.showId}/queue`, {}, b.token)).body.queue_token as string;
     const entry = JSON.parse(Buffer.from(mine.split('.')[1]!, 'base64url').toString()).entry as string;
-    const expired = await signRoomToken(key, { audience: 'boxoffice-queue', sub: b.userId, claims: { show: room.showId, entry }, exp: Math.floor(Date.now() / 1000) - 10 });
-    const admissionAsQueue = await signRoomToken(key, { audience: 'boxoffice-admission', sub: b.userId, claims: { show: room.showId, pos: 1 } });
+    const expired = await signRoomToken(keys, { kind: 'queue', sub: b.userId, claims: { show: room.showId, entry }, exp: Math.floor(Date.now() / 1000) - 10 });
+    const admissionAsQueue = await signRoomToken(keys, { kind: 'admission', sub: b.userId, claims: { show: room.showId, pos: 1, entry } });
+    const bare = await signRoomToken(keys, { kind: 'queue', sub: b.userId, claims: { show: room.showId, entry }, bare: true });
     for (const [what, token, as] of [
       ['forged', forge(mine), b], ['expired', expired, b], ["someone else's", mine, c], ['of another show', otherShow, b],
-      ['an admission token', admissionAsQueue, b], ['junk', 'not.a.token', b],
+      ['an admission token', admissionAsQueue, b], ['without iss and aud', bare, b], ['junk', 'not.a.token', b],
     ] as const) {
       const r = await t.http.post(admitPath(room.showId), { queue_token: token }, as.token);
       expectProblem(r, 400, 'TOKEN_INVALID');
@@ -110,9 +111,11 @@ describe('the waiting room over HTTP', () => {
     const other = await createShow(t, { waiting_room: true });
     const { admission } = await joinAndAdmit(t.http, room.showId, b.token);
     const { admission: otherShow } = await joinAndAdmit(t.http, other.showId, b.token);
-    const expired = await signRoomToken(key, { audience: 'boxoffice-admission', sub: b.userId, claims: { show: room.showId, pos: 1 }, exp: Math.floor(Date.now() / 1000) - 10 });
+    const expired = await signRoomToken(keys, { kind: 'admission', sub: b.userId, claims: { show: room.showId, pos: 1 }, exp: Math.floor(Date.now() / 1000) - 10 });
     const queueAsAdmission = (await t.http.post(`/v1/shows/${room.showId}/queue`, {}, b.token)).body.queue_token as string;
-    const cases = [['forged', forge(admission), b], ['expired', expired, b], ["someone else's", admission, c], ['of another show', otherShow, b], ['a queue token', queueAsAdmission, b]] as const;
+    const bare = await signRoomToken(keys, { kind: 'admission', sub: b.userId, claims: { show: room.showId, pos: 1 }, bare: true });
+    const cases = [['forged', forge(admission), b], ['expired', expired, b], ["someone else's", admission, c], ['of another show', otherShow, b], ['a queue token', queueAsAdmission, b],
+      ['without iss and aud', bare, b]] as const;
     for (const [, token, as] of cases) {
       expectProblem(await t.http.post(`/v1/shows/${room.showId}/holds`, { seats: ['B1'] }, as.token, withAdmission(token)), 403, 'QUEUE_REQUIRED');
     }
