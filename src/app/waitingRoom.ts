@@ -92,7 +92,7 @@ async function firstAsk(ctx: Context, rule: ShowRule, showId: string, position: 
   }
 }
 
-/** Joins the show's queue: one place per account; asking again answers the same place. */
+/** Joins the show's queue: one place per account; asking again answers the same place, unless it lapsed (then a new one at the back). */
 export async function joinQueue(ctx: Context, user: Principal, showId: string): Promise<{ queue_token: string; position: number | null; pre_queue: boolean; retry_after_seconds: number }> {
   const rule = await roomRule(ctx, showId, true);
   if (ctx.showRules.dbNow() >= rule.startsAtMs) throw new DomainError('SALE_CLOSED', 'the sale for this show has closed');
@@ -128,14 +128,21 @@ export async function queueStatus(ctx: Context, showId: string): Promise<QueueSt
   return status;
 }
 
-/** Exchanges a queue token whose position is served for an admission token. */
+/**
+ * Exchanges a queue token whose position is served for an admission token. The
+ * store remembers the admission: asking again gives the same one (same expiry,
+ * same token), and a place not admitted within its grace period has lapsed.
+ */
 export async function admit(ctx: Context, user: Principal, showId: string, queueToken: string): Promise<{ admission_token: string; expires_at: string }> {
   const rule = await roomRule(ctx, showId, true);
   const claims = ctx.room.tokens.verifyQueue(queueToken);
   if (!claims || claims.userId !== user.userId || claims.showId !== showId) {
     throw new DomainError('TOKEN_INVALID', 'this queue token is not valid for you and this show');
   }
+  // Long enough to hold (within the grace period), let the hold run out, and pay once more.
+  const lifetimeSeconds = ctx.config.waitingRoom.graceSeconds + 2 * rule.holdTtlSeconds + Math.ceil(ctx.config.paymentTimeoutMs / 1000);
   let position: number;
+  let expiresAtS = Math.floor(Date.now() / 1000) + lifetimeSeconds;
   try {
     const entry = await ctx.room.store.entry(showId, user.userId);
     if (!entry || entry.entryId !== claims.entryId) throw new DomainError('TOKEN_INVALID', 'this queue token is not this account\'s place in the queue');
@@ -149,14 +156,16 @@ export async function admit(ctx: Context, user: Principal, showId: string, queue
       });
     }
     position = entry.position!;
-    await ctx.room.store.admitted(showId, user.userId);
+    const admission = await ctx.room.store.admit(showId, user.userId, expiresAtS);
+    if (admission === 'lapsed') {
+      ctx.metrics.queueAdmits.inc({ result: 'lapsed' });
+      throw new DomainError('ADMISSION_LAPSED', 'your turn came and was not taken within the grace period: join the queue again');
+    }
+    expiresAtS = admission.expiresAtS;
   } catch (err) {
     if (!(err instanceof StoreUnavailable) || !ctx.config.waitingRoom.failOpen) return tryAgain(err);
     position = 0;
   }
-  // Long enough to hold (within the grace period), let the hold run out, and pay once more.
-  const lifetimeSeconds = ctx.config.waitingRoom.graceSeconds + 2 * rule.holdTtlSeconds + Math.ceil(ctx.config.paymentTimeoutMs / 1000);
-  const expiresAtS = Math.floor(Date.now() / 1000) + lifetimeSeconds;
   const { token, expiresAt } = ctx.room.tokens.issueAdmission({ userId: user.userId, showId, position, expiresAtS });
   ctx.metrics.queueAdmits.inc({ result: 'admitted' });
   return { admission_token: token, expires_at: expiresAt.toISOString() };

@@ -33,6 +33,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   TICKET_VOID: 'The ticket belongs to a cancelled booking.',
   RATE_LIMITED: 'Too many requests from this account or client address; retry after `Retry-After` seconds.',
   NOT_YET_ADMITTED: 'The waiting room has not reached this queue position yet (or is paused or sold out): `position`, `serving` and `retry_after_seconds` say when to ask again.',
+  ADMISSION_LAPSED: 'The queue position was served but did not ask for its admission within the grace period (`WAITING_ROOM_GRACE_SECONDS`): it lapsed for good; join the queue again to queue at the back.',
   TOKEN_INVALID: 'The queue token is forged, expired, or someone else\'s.',
   NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',

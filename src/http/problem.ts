@@ -31,6 +31,7 @@ const TITLES: Record<ErrorCode, string> = {
   TICKET_VOID: 'Ticket void',
   RATE_LIMITED: 'Too many requests',
   NOT_YET_ADMITTED: 'Not admitted yet',
+  ADMISSION_LAPSED: 'Admission lapsed',
   TOKEN_INVALID: 'Token invalid',
   NO_WAITING_ROOM: 'No waiting room',
   OVERLOADED: 'Overloaded',

@@ -24,18 +24,25 @@ export function effectiveRate(ratePerMinute: number, c: { paused: boolean; soldO
 
 /**
  * One advance. `presentIn(from, to)` counts positions of a lapsed call that came;
- * returns the new counter, the call it opens (if any) and the no-shows it counted.
+ * returns the new counter, the call it opens (if any), the no-shows it counted and
+ * the last position of the calls that lapsed (null if none did): calls lapse in
+ * order, so every position up to it had its grace period, and one that did not
+ * ask for its admission in it never will.
  */
 export function advanceCounter(
   c: Counter, rate: number, nowMs: number, graceMs: number,
   lapsed: (nowMs: number) => Call[], presentIn: (from: number, to: number) => number,
-): { counter: Counter; call: Call | null; noShows: number } {
-  if (nowMs <= c.lastMs) return { counter: c, call: null, noShows: 0 };
+): { counter: Counter; call: Call | null; noShows: number; lapsedThrough: number | null } {
+  if (nowMs <= c.lastMs) return { counter: c, call: null, noShows: 0, lapsedThrough: null };
   let credit = c.credit;
   let noShows = 0;
+  let lapsedThrough: number | null = null;
   if (rate > 0) {
     credit += (rate * (nowMs - c.lastMs)) / 60_000;
-    for (const call of lapsed(nowMs)) noShows += call.to - call.from + 1 - presentIn(call.from, call.to);
+    for (const call of lapsed(nowMs)) {
+      noShows += call.to - call.from + 1 - presentIn(call.from, call.to);
+      lapsedThrough = call.to;
+    }
   }
   const add = Math.floor(credit);
   credit -= add;
@@ -46,5 +53,5 @@ export function advanceCounter(
     credit = 0;
   }
   const call = serving > c.serving ? { from: c.serving + 1, to: serving, deadlineMs: nowMs + graceMs } : null;
-  return { counter: { serving, tail: c.tail, credit, lastMs: nowMs }, call, noShows };
+  return { counter: { serving, tail: c.tail, credit, lastMs: nowMs }, call, noShows, lapsedThrough };
 }

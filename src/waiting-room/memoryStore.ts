@@ -17,18 +17,21 @@ interface Room {
   cap: number | null;
   soldOut: boolean;
   noShows: number;
+  lapsedThrough: number;
   rate: number | null;
   entries: Map<string, string>;
   positions: Map<string, number>;
   preQueue: Map<string, string>;
   admittedUsers: Set<string>;
+  /** Account -> its admission's expiry (seconds since the epoch), while it runs. */
+  admissions: Map<string, number>;
   calls: Call[];
   present: Set<number>;
 }
 
 export const EMPTY: RoomState = Object.freeze({
   opened: false, ranked: false, tail: 0, serving: 0, preQueue: 0, seed: null, openedAtMs: null,
-  paused: false, cap: null, soldOut: false, admitted: 0, noShows: 0, rate: null,
+  paused: false, cap: null, soldOut: false, admitted: 0, noShows: 0, lapsedThrough: 0, rate: null,
 });
 
 export class MemoryQueueStore implements QueueStore {
@@ -44,8 +47,8 @@ export class MemoryQueueStore implements QueueStore {
     if (!r) {
       r = {
         opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: null, seed: null, openedAtMs: null,
-        paused: false, cap: null, soldOut: false, noShows: 0, rate: null, entries: new Map(), positions: new Map(),
-        preQueue: new Map(), admittedUsers: new Set(), calls: [], present: new Set(),
+        paused: false, cap: null, soldOut: false, noShows: 0, lapsedThrough: 0, rate: null, entries: new Map(), positions: new Map(),
+        preQueue: new Map(), admittedUsers: new Set(), admissions: new Map(), calls: [], present: new Set(),
       };
       this.rooms_.set(showId, r);
     }
@@ -64,7 +67,7 @@ export class MemoryQueueStore implements QueueStore {
   async join(showId: string, userId: string, entryId: string, at: { opensAtMs: number; nowMs: number; seed: string }): Promise<Entry> {
     const r = this.room(showId);
     const had = r.entries.get(userId);
-    if (had !== undefined) return { entryId: had, position: r.positions.get(userId) ?? null };
+    if (had !== undefined && !this.lapsed(r, userId)) return { entryId: had, position: r.positions.get(userId) ?? null };
     this.openNow(r, at);
     r.entries.set(userId, entryId);
     if (!r.opened) {
@@ -74,6 +77,18 @@ export class MemoryQueueStore implements QueueStore {
     const position = ++r.tail;
     r.positions.set(userId, position);
     return { entryId, position };
+  }
+
+  /** The running admission's expiry (seconds since the epoch); like Redis's own expiry, on the wall clock. */
+  private admission(r: Room, userId: string): number | undefined {
+    const expiresAtS = r.admissions.get(userId);
+    if (expiresAtS !== undefined && expiresAtS * 1000 <= Date.now()) r.admissions.delete(userId);
+    return r.admissions.get(userId);
+  }
+
+  private lapsed(r: Room, userId: string): boolean {
+    const position = r.positions.get(userId);
+    return position !== undefined && position <= r.lapsedThrough && this.admission(r, userId) === undefined;
   }
 
   async entry(showId: string, userId: string): Promise<Entry | null> {
@@ -87,7 +102,8 @@ export class MemoryQueueStore implements QueueStore {
     if (!r) return { ...EMPTY };
     return {
       opened: r.opened, ranked: r.ranked, tail: r.tail, serving: r.serving, preQueue: r.preQueue.size, seed: r.seed,
-      openedAtMs: r.openedAtMs, paused: r.paused, cap: r.cap, soldOut: r.soldOut, admitted: r.admittedUsers.size, noShows: r.noShows, rate: r.rate,
+      openedAtMs: r.openedAtMs, paused: r.paused, cap: r.cap, soldOut: r.soldOut, admitted: r.admittedUsers.size, noShows: r.noShows,
+      lapsedThrough: r.lapsedThrough, rate: r.rate,
     };
   }
 
@@ -134,7 +150,8 @@ export class MemoryQueueStore implements QueueStore {
       for (let p = from; p <= to; p++) if (r.present.delete(p)) n++;
       return n;
     };
-    const { counter, call, noShows } = advanceCounter({ ...r, lastMs: r.lastMs }, rate, nowMs, input.graceMs, lapsed, presentIn);
+    const { counter, call, noShows, lapsedThrough } = advanceCounter({ ...r, lastMs: r.lastMs }, rate, nowMs, input.graceMs, lapsed, presentIn);
+    if (lapsedThrough !== null) r.lapsedThrough = lapsedThrough;
     r.serving = counter.serving;
     r.credit = counter.credit;
     r.lastMs = counter.lastMs;
@@ -142,8 +159,14 @@ export class MemoryQueueStore implements QueueStore {
     if (call) r.calls.push(call);
   }
 
-  async admitted(showId: string, userId: string): Promise<void> {
-    this.room(showId).admittedUsers.add(userId);
+  async admit(showId: string, userId: string, expiresAtS: number): Promise<{ expiresAtS: number } | 'lapsed'> {
+    const r = this.room(showId);
+    const running = this.admission(r, userId);
+    if (running !== undefined) return { expiresAtS: running };
+    if (this.lapsed(r, userId)) return 'lapsed';
+    r.admissions.set(userId, expiresAtS);
+    r.admittedUsers.add(userId);
+    return { expiresAtS };
   }
 
   async present(showId: string, position: number): Promise<void> {

@@ -23,11 +23,21 @@ local function open_if_due(meta, pre, opens_at, now, seed)
 end
 `;
 
-// KEYS: meta, entries (user -> entry), positions (user -> position), pre (entry -> user), rooms
+// Whether an account's place lapsed: served and past its grace period (up to
+// meta.lapsed_to) with no admission running (KEYS: meta, positions, the account's admission).
+const LAPSED = `
+local function lapsed(meta, positions, admission, user)
+  local pos = redis.call('HGET', positions, user)
+  if not pos then return false end
+  return tonumber(pos) <= tonumber(redis.call('HGET', meta, 'lapsed_to') or '0') and redis.call('EXISTS', admission) == 0
+end
+`;
+
+// KEYS: meta, entries (user -> entry), positions (user -> position), pre (entry -> user), rooms, the account's admission
 // ARGV: user, entry, opensAtMs, nowMs, seed, show
-const JOIN = `${OPEN}
+const JOIN = `${OPEN}${LAPSED}
 local had = redis.call('HGET', KEYS[2], ARGV[1])
-if had then return {had, redis.call('HGET', KEYS[3], ARGV[1]) or ''} end
+if had and not lapsed(KEYS[1], KEYS[3], KEYS[6], ARGV[1]) then return {had, redis.call('HGET', KEYS[3], ARGV[1]) or ''} end
 local opened = open_if_due(KEYS[1], KEYS[4], ARGV[3], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[5], ARGV[6])
@@ -38,6 +48,18 @@ end
 local p = redis.call('HINCRBY', KEYS[1], 'tail', 1)
 redis.call('HSET', KEYS[3], ARGV[1], p)
 return {ARGV[2], tostring(p)}
+`;
+
+// The account's admission: the running one, '' when its place lapsed, else a new
+// one (kept until it expires) counted once per account.
+// KEYS: meta, positions, the account's admission, admitted (set); ARGV: user, expiresAtS
+const ADMIT = `${LAPSED}
+local running = redis.call('GET', KEYS[3])
+if running then return running end
+if lapsed(KEYS[1], KEYS[2], KEYS[3], ARGV[1]) then return '' end
+redis.call('SET', KEYS[3], ARGV[2], 'PXAT', tonumber(ARGV[2]) * 1000)
+if redis.call('SADD', KEYS[4], ARGV[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'admitted', 1) end
+return ARGV[2]
 `;
 
 // KEYS: meta, pre; ARGV: opensAtMs, nowMs, seed
@@ -79,6 +101,7 @@ local rate = base
 if m[8] and m[8] ~= '' then rate = math.min(rate, tonumber(m[8])) end
 if m[7] == '1' or m[9] == '1' then rate = 0 end
 local noshow = 0
+local lapsed_to = nil
 if rate > 0 then
   credit = credit + rate * (now - last) / 60000
   while true do
@@ -88,6 +111,7 @@ if rate > 0 then
     from = tonumber(from); to = tonumber(to)
     if tonumber(deadline) > now then break end
     redis.call('LPOP', KEYS[2])
+    lapsed_to = to
     noshow = noshow + (to - from + 1) - redis.call('ZCOUNT', KEYS[3], from, to)
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', to)
   end
@@ -101,12 +125,14 @@ if target > serving then
 end
 redis.call('HSET', KEYS[1], 'serving', target, 'credit', tostring(credit), 'last_ms', now)
 if noshow > 0 then redis.call('HINCRBY', KEYS[1], 'no_shows', noshow) end
+if lapsed_to then redis.call('HSET', KEYS[1], 'lapsed_to', lapsed_to) end
 return target
 `;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    roomJoin(meta: string, entries: string, positions: string, pre: string, rooms: string, ...args: string[]): Result<[string, string], Context>;
+    roomJoin(meta: string, entries: string, positions: string, pre: string, rooms: string, admission: string, ...args: string[]): Result<[string, string], Context>;
+    roomAdmit(meta: string, positions: string, admission: string, admitted: string, ...args: string[]): Result<string, Context>;
     roomOpen(meta: string, pre: string, ...args: string[]): Result<number, Context>;
     roomAdvance(meta: string, calls: string, present: string, rates: string, ...args: string[]): Result<number, Context>;
   }
@@ -127,13 +153,19 @@ export class RedisQueueStore implements QueueStore {
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });
     this.redis.on('error', () => { this.lastFailureMs = Date.now(); });
-    this.redis.defineCommand('roomJoin', { numberOfKeys: 5, lua: JOIN });
+    this.redis.defineCommand('roomJoin', { numberOfKeys: 6, lua: JOIN });
+    this.redis.defineCommand('roomAdmit', { numberOfKeys: 4, lua: ADMIT });
     this.redis.defineCommand('roomOpen', { numberOfKeys: 2, lua: OPEN_SCRIPT });
     this.redis.defineCommand('roomAdvance', { numberOfKeys: 4, lua: ADVANCE });
   }
 
   private key(showId: string, part: string): string {
     return `${this.prefix}:{${showId}}:${part}`;
+  }
+
+  /** One key per admission, so that Redis forgets each when it expires (forget() leaves them to that). */
+  private admissionKey(showId: string, userId: string): string {
+    return this.key(showId, `admission:${userId}`);
   }
 
   private async run<T>(op: () => Promise<T>): Promise<T> {
@@ -149,7 +181,7 @@ export class RedisQueueStore implements QueueStore {
     return this.run(async () => {
       const [entry, position] = await this.redis.roomJoin(
         this.key(showId, 'meta'), this.key(showId, 'entries'), this.key(showId, 'positions'), this.key(showId, 'pre'), `${this.prefix}:rooms`,
-        userId, entryId, String(at.opensAtMs), String(at.nowMs), at.seed, showId,
+        this.admissionKey(showId, userId), userId, entryId, String(at.opensAtMs), String(at.nowMs), at.seed, showId,
       );
       return { entryId: entry, position: position === '' ? null : Number(position) };
     });
@@ -184,6 +216,7 @@ export class RedisQueueStore implements QueueStore {
         soldOut: m.sold_out === '1',
         admitted: Number(m.admitted ?? 0),
         noShows: Number(m.no_shows ?? 0),
+        lapsedThrough: Number(m.lapsed_to ?? 0),
         rate: m.rate === undefined ? null : Number(m.rate),
       };
     });
@@ -221,9 +254,11 @@ export class RedisQueueStore implements QueueStore {
     });
   }
 
-  admitted(showId: string, userId: string): Promise<void> {
+  admit(showId: string, userId: string, expiresAtS: number): Promise<{ expiresAtS: number } | 'lapsed'> {
     return this.run(async () => {
-      if (await this.redis.sadd(this.key(showId, 'admitted'), userId)) await this.redis.hincrby(this.key(showId, 'meta'), 'admitted', 1);
+      const r = await this.redis.roomAdmit(this.key(showId, 'meta'), this.key(showId, 'positions'), this.admissionKey(showId, userId), this.key(showId, 'admitted'),
+        userId, String(expiresAtS));
+      return r === '' ? 'lapsed' : { expiresAtS: Number(r) };
     });
   }
 

@@ -24,6 +24,8 @@ export interface RoomState {
   admitted: number;
   /** Served positions that made no hold within the grace period (their slots went to the next in line). */
   noShows: number;
+  /** Positions up to this one had their grace period: one not admitted by then has lapsed. */
+  lapsedThrough: number;
   /** The rate the last advance used before pause and cap: the lowest of the instances' rates; null before any. */
   rate: number | null;
 }
@@ -53,7 +55,11 @@ export interface AdvanceInput {
 
 export interface QueueStore {
   readonly kind: 'redis' | 'memory';
-  /** The account's entry; a new one (entryId) if it has none. Closes the pre-queue first when the sale has opened. */
+  /**
+   * The account's entry; a new one (entryId) at the back if it has none, or if its
+   * place lapsed (served, not admitted within the grace period, no admission running).
+   * Closes the pre-queue first when the sale has opened.
+   */
   join(showId: string, userId: string, entryId: string, at: { opensAtMs: number; nowMs: number; seed: string }): Promise<Entry>;
   entry(showId: string, userId: string): Promise<Entry | null>;
   state(showId: string): Promise<RoomState>;
@@ -72,8 +78,13 @@ export interface QueueStore {
    * and an integral over several jittering clocks would admit too many.
    */
   advance(showId: string, input: AdvanceInput): Promise<void>;
-  /** Counts an account's admission (once per account). */
-  admitted(showId: string, userId: string): Promise<void>;
+  /**
+   * The account's admission, remembered until it expires: the one given before if
+   * it still runs (never a later one); else 'lapsed' when its place's grace period
+   * passed without it asking (up to `lapsedThrough`); else a new one expiring at
+   * `expiresAtS` (seconds since the epoch), counted once per account.
+   */
+  admit(showId: string, userId: string, expiresAtS: number): Promise<{ expiresAtS: number } | 'lapsed'>;
   /** The holder of this position came to the purchase path (it is no no-show). */
   present(showId: string, position: number): Promise<void>;
   control(showId: string, c: { paused?: boolean; cap?: number | null }): Promise<void>;

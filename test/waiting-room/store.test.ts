@@ -157,6 +157,39 @@ describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new M
     expect((await store.state(id))).toMatchObject({ serving: 100, soldOut: true });
   });
 
+  it('lapses a served place not admitted within its grace period; an admission asked for again is the same one', async () => {
+    let now = 1_000;
+    const store = await make(() => now);
+    const id = show();
+    const entries = [];
+    for (let i = 0; i < 5; i++) entries.push(await store.join(id, `usr_${i}`, entry(), OPEN));
+    const ticker = tickerFor(store, id, { opensAtMs: 0, nowMs: () => now, rate: 60, graceMs: 10_000 });
+    await ticker.tick(); // position 1 called at t=1s (its grace ends at 11s)
+    now += 2_000;
+    await ticker.tick(); // 2 and 3 called at t=3s (13s)
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    expect(await store.admit(id, 'usr_1', exp)).toEqual({ expiresAtS: exp });
+    expect(await store.admit(id, 'usr_1', exp + 60)).toEqual({ expiresAtS: exp }); // never a later expiry
+    now = 12_000;
+    await ticker.tick();
+    expect((await store.state(id)).lapsedThrough).toBe(1);
+    expect(await store.admit(id, 'usr_0', exp)).toBe('lapsed');
+    expect(await store.admit(id, 'usr_2', exp)).toEqual({ expiresAtS: exp }); // 3's grace runs until 13s
+    now = 14_000;
+    await ticker.tick();
+    expect((await store.state(id)).lapsedThrough).toBe(3);
+    expect(await store.admit(id, 'usr_1', exp + 120)).toEqual({ expiresAtS: exp });
+    // Joining again: the lapsed place queues at the back as a new entry; the admitted keep theirs.
+    const tail = (await store.state(id)).tail;
+    const back = await store.join(id, 'usr_0', entry(), OPEN);
+    expect(back.position).toBe(tail + 1);
+    expect(back.entryId).not.toBe(entries[0]!.entryId);
+    expect(await store.join(id, 'usr_0', entry(), OPEN)).toEqual(back);
+    expect(await store.join(id, 'usr_1', entry(), OPEN)).toEqual(entries[1]);
+    expect(await store.admit(id, 'usr_0', exp)).toEqual({ expiresAtS: exp }); // its new place has not lapsed
+    expect((await store.state(id)).admitted).toBe(3);
+  });
+
   it('deletes a room a day after its show started', async () => {
     const store = await make();
     const id = show();

@@ -57,7 +57,8 @@ export default async function queueRoutes(app: FastifyInstance, { ctx }: { ctx: 
   app.post<{ Params: IdParams }>('/v1/shows/:id/queue', {
     onRequest: [requireUser(ctx), limitQueueJoins(ctx)],
     schema: { tags, summary: "Join a show's queue (one place per account)", security, params: IdParams,
-      description: 'Gives the caller a signed queue token and a place in the queue. Asking again returns the same place. '
+      description: 'Gives the caller a signed queue token and a place in the queue. Asking again returns the same place, unless it lapsed '
+        + '(served, and not admitted within the grace period): then a new place at the back, with a new queue token. '
         + 'Before `sale_opens_at` the place is in the pre-queue (`position: null`, `pre_queue: true`): at the opening everyone in it is '
         + 'placed in a random order whose seed the queue status then publishes.',
       response: { 201: { ...Joined, description: 'The queue token and the place' }, ...userRefusals, 404: noShow, 409: noRoom, ...rateLimited, 503: storeDown } },
@@ -73,12 +74,14 @@ export default async function queueRoutes(app: FastifyInstance, { ctx }: { ctx: 
   app.post<{ Params: IdParams; Body: AdmitInput }>('/v1/shows/:id/queue/admit', {
     onRequest: requireUser(ctx),
     schema: { tags, summary: 'Exchange a served queue token for an admission token', security, params: IdParams, body: AdmitInput,
-      description: 'Once the queue token\'s position is served, gives an admission token for `Admission-Token` on holds and bookings of this show.',
+      description: 'Once the queue token\'s position is served, gives an admission token for `Admission-Token` on holds and bookings of this show. '
+        + 'Asking again while admitted gives the same admission (same `expires_at`); a position not admitted within the grace period after it was served lapses for good.',
       response: {
         200: { ...Admitted, description: 'The admission token and when it expires' },
         400: problemResponse('TOKEN_INVALID: a forged, expired or someone else\'s queue token; VALIDATION_FAILED for a malformed body'),
         ...userRefusals,
-        403: problemResponse('NOT_YET_ADMITTED: the position is not served yet, or the room is paused or sold out (position, serving, retry_after_seconds)'),
+        403: problemResponse('NOT_YET_ADMITTED: the position is not served yet, or the room is paused or sold out (position, serving, retry_after_seconds); '
+          + 'ADMISSION_LAPSED: the position was served but not admitted within the grace period (join again to queue at the back)'),
         404: noShow, 409: noRoom, 503: storeDown,
       } },
   }, async (req) => room.admit(ctx, req.principal!, req.params.id, req.body.queue_token));

@@ -31,6 +31,7 @@ export function WaitingRoom() {
   const [fatal, setFatal] = useState<string | null>(null);
   const [reconnecting, setReconnecting] = useState(false);
   const [admitted, setAdmitted] = useState(false);
+  const [lapsed, setLapsed] = useState(false);
   const placeRef = useRef(place);
   const statusRef = useRef<QueueStatus | null>(null);
 
@@ -75,6 +76,8 @@ export function WaitingRoom() {
             if (!(e instanceof ApiError)) throw e;
             if (e.code === 'NOT_YET_ADMITTED') wait = Math.max(1, e.problem.retry_after_seconds ?? 1) * 1000;
             else if (e.code === 'TOKEN_INVALID') { keep(null); wait = 1000; }
+            // The turn came and passed unused: the place is gone; join again, at the back.
+            else if (e.code === 'ADMISSION_LAPSED') { keep(null); setLapsed(true); wait = 1000; }
             else throw e;
           }
         }
@@ -122,6 +125,7 @@ export function WaitingRoom() {
       <ShowLine show={show} title={false} />
       <p class="phase" role="status">{phase}</p>
       {reconnecting && <p class="notice" role="status">Reconnecting…</p>}
+      {lapsed && <p class="notice" role="status">Your turn came and passed before you were admitted, so you have joined the queue again at the back.</p>}
       {status && (
         <dl class="facts panel">
           {preQueue && status.sale_opens_at && <><dt>Sale opens</dt><dd>{dateTime(status.sale_opens_at, show?.venue.timezone)}</dd></>}
