@@ -95,14 +95,28 @@ describe('the waiting room over HTTP', () => {
     const entry = JSON.parse(Buffer.from(mine.split('.')[1]!, 'base64url').toString()).entry as string;
     const expired = await signRoomToken(key, { audience: 'boxoffice-queue', sub: b.userId, claims: { show: room.showId, entry }, exp: Math.floor(Date.now() / 1000) - 10 });
     const admissionAsQueue = await signRoomToken(key, { audience: 'boxoffice-admission', sub: b.userId, claims: { show: room.showId, pos: 1 } });
+    const admitted = async () => (await t.http.get(`/v1/admin/shows/${room.showId}/queue`, t.adminToken)).body.admitted as number;
+    const admittedBefore = await admitted();
     for (const [what, token, as] of [
       ['forged', forge(mine), b], ['expired', expired, b], ["someone else's", mine, c], ['of another show', otherShow, b],
       ['an admission token', admissionAsQueue, b], ['junk', 'not.a.token', b],
     ] as const) {
       const r = await t.http.post(admitPath(room.showId), { queue_token: token }, as.token);
+      // Named, so that a failure says which token got through.
+      expect({ token: what, status: r.status, code: r.body?.code, admission: r.body?.admission_token }).toEqual({ token: what, status: 400, code: 'TOKEN_INVALID', admission: undefined });
       expectProblem(r, 400, 'TOKEN_INVALID');
-      expect(what).toBeTruthy();
+      expect(await admitted(), `the ${what} token admitted nobody`).toBe(admittedBefore);
     }
+    // The refusals cost the holder of the real token nothing: it still admits, once.
+    const own = await until('b\'s own token to admit', async () => {
+      const r = await t.http.post(admitPath(room.showId), { queue_token: mine }, b.token);
+      if (r.status !== 403) return r;
+      expectProblem(r, 403, 'NOT_YET_ADMITTED');
+      return null;
+    }, 15_000, 50);
+    expect(own.status, own.text).toBe(200);
+    expect(typeof own.body.admission_token).toBe('string');
+    expect(await admitted()).toBe(admittedBefore + 1);
   });
 
   it('refuses forged, expired, other-user and other-show admission tokens on holds and bookings (403 QUEUE_REQUIRED)', async () => {
