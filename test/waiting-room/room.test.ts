@@ -170,8 +170,9 @@ describe('the waiting room over HTTP', () => {
     expect(status.body).toMatchObject({ serving: 0, waiting: 1, paused: true, admit_rate_per_minute: 0 });
     const r = await t.http.post(admitPath(show.showId), { queue_token: joined.body.queue_token }, b.token);
     expectProblem(r, 403, 'NOT_YET_ADMITTED');
-    expect(r.body).toMatchObject({ position: 1, serving: 0, retry_after_seconds: expect.any(Number) });
-    expect(r.headers['retry-after']).toBeDefined();
+    // Paused: ask again in 10 s, in the body and in Retry-After alike (what the join said).
+    expect(r.body).toMatchObject({ position: 1, serving: 0, paused: true, retry_after_seconds: 10, retry_after: 10 });
+    expect(r.headers['retry-after']).toBe('10');
 
     const resumed = await t.http.post(`/v1/admin/shows/${show.showId}/queue`, { action: 'resume', max_admit_per_minute: null }, admin);
     expect(resumed.body).toMatchObject({ paused: false, max_admit_per_minute: null });
