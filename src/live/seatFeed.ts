@@ -10,7 +10,8 @@ import { Loop, type Log } from '../workers/loop.js';
 import { DeltaBuffer, type Delta } from './deltas.js';
 import type { LiveMetrics } from './liveMetrics.js';
 
-const PUBLISH_LIMIT = 5000;
+/** The most changes one pass publishes (exported so a test can pend more than that). */
+export const PUBLISH_LIMIT = 5000;
 const BATCHES_PER_READ = 50;
 const MAX_SHOWS = 2000;
 

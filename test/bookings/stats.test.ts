@@ -36,7 +36,9 @@ describe('admin stats and booking metrics', () => {
       refunds_by_reason: { cancellation: 1, seats_lost: 0 },
       double_sold: 0,
     });
-    expect(kept.booking_id).toBeTruthy();
+    // The two booked seats are the kept booking's (the cancelled one's seat is free again).
+    const map = await t.http.get(`/v1/shows/${showId}/seats`);
+    expect(map.body.seats.filter((s: { status: string }) => s.status === 'booked').map((s: { seat: string }) => s.seat)).toEqual(kept.seats);
     expect((await t.http.get(`/v1/admin/shows/${showId}/stats`, a.token)).status).toBe(403);
     expect((await t.http.get('/v1/admin/shows/show_nope/stats', t.adminToken)).status).toBe(404);
   });

@@ -63,10 +63,12 @@ describe('tickets', () => {
     expect(tickets.map((x) => x.seat).sort()).toEqual([...booked].sort());
     expect(new Set(tickets.map((x) => x.ticket_id)).size).toBe(booked.length);
     expect(new Set(tickets.map((x) => x.code)).size).toBe(booked.length);
+    // Each ticket's own capability URLs (relative, under the ticket), with a key of its own.
     for (const x of tickets) {
-      expect(x.qr_png_url).toBeTruthy();
-      expect(x.qr_svg_url).toBeTruthy();
+      expect(x.qr_png_url).toMatch(new RegExp(`^/v1/tickets/${x.ticket_id}/qr\\.png\\?key=[^&]{16,}$`));
+      expect(x.qr_svg_url).toBe(x.qr_png_url.replace('/qr.png?', '/qr.svg?'));
     }
+    expect(new Set(tickets.map((x) => new URL(x.qr_png_url, t.baseUrl).searchParams.get('key'))).size).toBe(booked.length);
     // Issuing is idempotent: still exactly one ticket per seat a moment later.
     await sleep(300);
     const later = await t.http.get(`/v1/bookings/${booking.booking_id}/tickets`, alice.token);

@@ -96,14 +96,28 @@ describe('the waiting room over HTTP', () => {
     const expired = await signRoomToken(keys, { kind: 'queue', sub: b.userId, claims: { show: room.showId, entry }, exp: Math.floor(Date.now() / 1000) - 10 });
     const admissionAsQueue = await signRoomToken(keys, { kind: 'admission', sub: b.userId, claims: { show: room.showId, pos: 1, entry } });
     const bare = await signRoomToken(keys, { kind: 'queue', sub: b.userId, claims: { show: room.showId, entry }, bare: true });
+    const admitted = async () => (await t.http.get(`/v1/admin/shows/${room.showId}/queue`, t.adminToken)).body.admitted as number;
+    const admittedBefore = await admitted();
     for (const [what, token, as] of [
       ['forged', forge(mine), b], ['expired', expired, b], ["someone else's", mine, c], ['of another show', otherShow, b],
       ['an admission token', admissionAsQueue, b], ['without iss and aud', bare, b], ['junk', 'not.a.token', b],
     ] as const) {
       const r = await t.http.post(admitPath(room.showId), { queue_token: token }, as.token);
+      // Named, so that a failure says which token got through.
+      expect({ token: what, status: r.status, code: r.body?.code, admission: r.body?.admission_token }).toEqual({ token: what, status: 400, code: 'TOKEN_INVALID', admission: undefined });
       expectProblem(r, 400, 'TOKEN_INVALID');
-      expect(what).toBeTruthy();
+      expect(await admitted(), `the ${what} token admitted nobody`).toBe(admittedBefore);
     }
+    // The refusals cost the holder of the real token nothing: it still admits, once.
+    const own = await until('b\'s own token to admit', async () => {
+      const r = await t.http.post(admitPath(room.showId), { queue_token: mine }, b.token);
+      if (r.status !== 403) return r;
+      expectProblem(r, 403, 'NOT_YET_ADMITTED');
+      return null;
+    }, 15_000, 50);
+    expect(own.status, own.text).toBe(200);
+    expect(typeof own.body.admission_token).toBe('string');
+    expect(await admitted()).toBe(admittedBefore + 1);
   });
 
   it('refuses forged, expired, other-user and other-show admission tokens on holds and bookings (403 QUEUE_REQUIRED)', async () => {
@@ -159,8 +173,9 @@ describe('the waiting room over HTTP', () => {
     expect(status.body).toMatchObject({ serving: 0, waiting: 1, paused: true, admit_rate_per_minute: 0 });
     const r = await t.http.post(admitPath(show.showId), { queue_token: joined.body.queue_token }, b.token);
     expectProblem(r, 403, 'NOT_YET_ADMITTED');
-    expect(r.body).toMatchObject({ position: 1, serving: 0, retry_after_seconds: expect.any(Number) });
-    expect(r.headers['retry-after']).toBeDefined();
+    // Paused: ask again in 10 s, in the body and in Retry-After alike (what the join said).
+    expect(r.body).toMatchObject({ position: 1, serving: 0, paused: true, retry_after_seconds: 10, retry_after: 10 });
+    expect(r.headers['retry-after']).toBe('10');
 
     const resumed = await t.http.post(`/v1/admin/shows/${show.showId}/queue`, { action: 'resume', max_admit_per_minute: null }, admin);
     expect(resumed.body).toMatchObject({ paused: false, max_admit_per_minute: null });
