@@ -107,8 +107,12 @@ export interface Rate {
 export interface RateLimitSettings {
   signUpPerAddress: Rate;
   signInPerAddress: Rate;
-  signInPerAccount: Rate;
-  /** Failed sign-ins in a row for one account before each further failure locks it. */
+  /**
+   * Failed sign-ins for one account, from anywhere, per window; past them a
+   * client that is itself failing for that account waits for the window's end.
+   */
+  signInFailuresPerAccount: Rate;
+  /** Failed sign-ins in a row for one account from one address before each further failure locks that address out of it. */
   signInFreeFailures: number;
   /** The first lock; each further failure doubles it, up to the maximum. */
   signInLockSeconds: number;
@@ -146,10 +150,14 @@ function trustProxy(raw: string | undefined): boolean | number | string {
 
 export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   const lock = int(env, 'RATE_LIMIT_SIGN_IN_LOCK_SECONDS', 2, 1);
+  // It counted every attempt on an account, so anyone could spend it and lock the owner out: refuse it rather than ignore it.
+  if (env.RATE_LIMIT_SIGN_IN_PER_ACCOUNT) {
+    throw new Error('RATE_LIMIT_SIGN_IN_PER_ACCOUNT is no longer read: sign-in attempts are limited per address, failures per account with RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT');
+  }
   return {
     signUpPerAddress: rate(env, 'RATE_LIMIT_SIGN_UP_PER_ADDRESS', { points: 20, seconds: 600 }),
     signInPerAddress: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ADDRESS', { points: 60, seconds: 60 }),
-    signInPerAccount: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ACCOUNT', { points: 10, seconds: 60 }),
+    signInFailuresPerAccount: rate(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT', { points: 100, seconds: 600 }),
     signInFreeFailures: int(env, 'RATE_LIMIT_SIGN_IN_FREE_FAILURES', 5, 0),
     signInLockSeconds: lock,
     signInLockMaxSeconds: int(env, 'RATE_LIMIT_SIGN_IN_LOCK_MAX_SECONDS', Math.max(900, lock), lock),

@@ -6,10 +6,10 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import { ALLOWED, lockSecondsAfter, policies, retryAfterSeconds, type Policies, type Policy, type PolicyName, type Verdict } from '../domain/rateLimits.js';
+import { ALLOWED, lockSecondsAfter, policies, retryAfterSeconds, signInAttemptKey, type Policies, type Policy, type PolicyName, type Verdict } from '../domain/rateLimits.js';
 
 const COMMAND_TIMEOUT_MS = 300;
-// Failed sign-ins count as "in a row" for a day unless a success resets them.
+// Failed sign-ins from one address count as "in a row" for a day unless a success from it resets them.
 const FAILURE_MEMORY_SECONDS = 86_400;
 
 export interface RateLimitsLog {
@@ -21,6 +21,7 @@ export class RateLimits {
   private readonly limiters = new Map<PolicyName, RateLimiterAbstract>();
   private readonly failures: RateLimiterAbstract;
   private readonly locks: RateLimiterAbstract;
+  private readonly accountFailures: RateLimiterAbstract;
 
   private constructor(private readonly config: Readonly<Config>, private readonly redis: Redis | null) {
     this.policies = policies(config.rateLimits);
@@ -28,8 +29,11 @@ export class RateLimits {
       // A key past its budget is refused from memory for the rest of its window, without asking Redis again.
       this.limiters.set(p.name, this.limiter(p.name, p.points, p.seconds, p.points + 1));
     }
+    // Both keyed by account and address (signInAttemptKey).
     this.failures = this.limiter('sign_in_failures', Number.MAX_SAFE_INTEGER, FAILURE_MEMORY_SECONDS);
     this.locks = this.limiter('sign_in_lock', 1, 1);
+    const ceiling = config.rateLimits.signInFailuresPerAccount;
+    this.accountFailures = this.limiter('sign_in_account_failures', ceiling.points, ceiling.seconds);
   }
 
   /** The limits of this configuration; connects to Redis when `REDIS_URL` is set. */
@@ -74,33 +78,55 @@ export class RateLimits {
     }
   }
 
-  /** Whether failed sign-ins have locked the account for now. Reads, counts nothing. */
-  async signInLock(account: string): Promise<Verdict> {
-    const res = await this.locks.get(account);
-    if (!res || res.consumedPoints <= 1 || res.msBeforeNext <= 0) return ALLOWED;
-    return { allowed: false, retryAfterSeconds: retryAfterSeconds(res.msBeforeNext) };
-  }
-
-  /** Counts a failed sign-in; past the free ones, locks the account for a wait that doubles with each. */
-  async signInFailed(account: string): Promise<void> {
-    let failures: number;
-    try {
-      failures = (await this.failures.consume(account)).consumedPoints;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      failures = err.consumedPoints;
+  /**
+   * Whether this address may try a password for this account now. Reads, counts
+   * nothing: refused while its own failures in a row have locked it out of the
+   * account (the `lock`), or while the account is past its ceiling of failures
+   * from everywhere and this address is one of those failing (the `storm`). An
+   * address that has not been failing for the account is never refused here.
+   */
+  async signInAllowed(account: string, address: string): Promise<{ verdict: Verdict; policy: 'sign_in_failures' | 'sign_in_account_failures' }> {
+    const attempt = signInAttemptKey(account, address);
+    const [lock, failing, storm] = await Promise.all([this.locks.get(attempt), this.failures.get(attempt), this.accountFailures.get(account)]);
+    if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) {
+      return { verdict: { allowed: false, retryAfterSeconds: retryAfterSeconds(lock.msBeforeNext) }, policy: 'sign_in_failures' };
     }
-    const seconds = lockSecondsAfter(failures, this.config.rateLimits);
-    if (seconds > 0) await this.locks.block(account, seconds);
+    const ceiling = this.config.rateLimits.signInFailuresPerAccount.points;
+    if (failing && failing.consumedPoints > 0 && storm && storm.consumedPoints >= ceiling && storm.msBeforeNext > 0) {
+      return { verdict: { allowed: false, retryAfterSeconds: retryAfterSeconds(storm.msBeforeNext) }, policy: 'sign_in_account_failures' };
+    }
+    return { verdict: ALLOWED, policy: 'sign_in_failures' };
   }
 
-  /** A correct password ends the run of failures. */
-  async signInSucceeded(account: string): Promise<void> {
-    await this.failures.delete(account);
+  /**
+   * Counts a failed sign-in from this address against the account: past the free
+   * ones in a row, locks the address out of the account for a wait that doubles
+   * with each; and one failure towards the account's ceiling.
+   */
+  async signInFailed(account: string, address: string): Promise<void> {
+    const attempt = signInAttemptKey(account, address);
+    const [failures] = await Promise.all([pointsAfter(this.failures.consume(attempt)), pointsAfter(this.accountFailures.consume(account))]);
+    const seconds = lockSecondsAfter(failures, this.config.rateLimits);
+    if (seconds > 0) await this.locks.block(attempt, seconds);
+  }
+
+  /** A correct password ends this address's run of failures on the account. */
+  async signInSucceeded(account: string, address: string): Promise<void> {
+    await this.failures.delete(signInAttemptKey(account, address));
   }
 
   async close(): Promise<void> {
     if (!this.redis) return;
     await this.redis.quit().catch(() => this.redis!.disconnect());
+  }
+}
+
+/** The points a key holds after a consume, whether or not that consume was over the budget. */
+async function pointsAfter(consumed: Promise<RateLimiterRes>): Promise<number> {
+  try {
+    return (await consumed).consumedPoints;
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    return err.consumedPoints;
   }
 }

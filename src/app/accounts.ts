@@ -23,19 +23,20 @@ export async function register(ctx: Context, input: { email: string; password: s
 
 /**
  * Signs in with email and password; the same answer for an unknown email and a
- * wrong password. Limits come first, before the slow hash: the lock that
- * failures in a row put on the account (refusing spends no budget), then the
- * account's and the address's budgets.
+ * wrong password. Limits come first, before the slow hash: whether this address's
+ * own failures on the account hold it back (refusing spends no budget), then the
+ * address's budget. Failures count per account and address, so nobody locks an
+ * account's owner out by guessing wrong from elsewhere.
  */
 export async function signIn(ctx: Context, input: { email: string; password: string }, client: Client) {
   const account = accountOfEmail(input.email);
   if (!client.exempt) {
-    const lock = await ctx.rateLimits.signInLock(account);
-    if (!lock.allowed) {
-      ctx.metrics.rateLimited.inc({ policy: 'sign_in_failures' });
-      throw rateLimitedError(lock.retryAfterSeconds);
+    const { verdict, policy } = await ctx.rateLimits.signInAllowed(account, client.address);
+    if (!verdict.allowed) {
+      ctx.metrics.rateLimited.inc({ policy });
+      throw rateLimitedError(verdict.retryAfterSeconds);
     }
-    await throttleOrThrow(ctx, client, [['sign_in_account', account], ['sign_in_address', client.address]]);
+    await throttleOrThrow(ctx, client, [['sign_in_address', client.address]]);
   }
   const user = await findUserByEmail(ctx.db, input.email);
   // Compare against some hash even for unknown emails, so timing does not reveal accounts.
@@ -44,10 +45,10 @@ export async function signIn(ctx: Context, input: { email: string; password: str
   const usable = user && user.password_hash !== NO_PASSWORD ? user.password_hash : null;
   const ok = await verifyPassword(input.password, usable ?? (await dummyHash));
   if (!user || !usable || !ok) {
-    if (!client.exempt) await ctx.rateLimits.signInFailed(account);
+    if (!client.exempt) await ctx.rateLimits.signInFailed(account, client.address);
     throw new DomainError('INVALID_CREDENTIALS', 'email or password is wrong');
   }
-  if (!client.exempt) await ctx.rateLimits.signInSucceeded(account);
+  if (!client.exempt) await ctx.rateLimits.signInSucceeded(account, client.address);
   return { user_id: user.id, token: ctx.tokens.issue({ userId: user.id, role: user.role }), role: user.role };
 }
 

@@ -29,8 +29,26 @@ export function seatId(row: string, number: number, section?: string | null): st
   return section ? `${section}-${row}${number}` : `${row}${number}`;
 }
 
-/** Expands rows into seats in layout order; rejects duplicates, bad accessible lists and oversize halls. */
+/**
+ * Refuses a layout of more than MAX_HALL_SEATS seats from its counts alone, at
+ * the row that passes the cap: a few kilobytes of layout may name billions of
+ * seats, and expanding them first blocked the event loop for tens of seconds.
+ */
+export function checkHallSize(layout: Layout): void {
+  let total = 0;
+  for (const [i, r] of layout.rows.entries()) {
+    total += typeof r.seats === 'number' ? r.seats : r.seats.length;
+    if (total > MAX_HALL_SEATS) {
+      throw validationFailed('the layout is not valid', [
+        { path: `/layout/rows/${i}/seats`, message: `a hall holds at most ${MAX_HALL_SEATS.toLocaleString('en')} seats; the rows up to this one hold ${total.toLocaleString('en')}` },
+      ]);
+    }
+  }
+}
+
+/** Expands rows into seats in layout order; rejects oversize halls (before expanding), duplicates and bad accessible lists. */
 export function expandLayout(layout: Layout): HallSeat[] {
+  checkHallSize(layout);
   const seats: HallSeat[] = [];
   const seen = new Set<string>();
   const errors: FieldError[] = [];
@@ -52,7 +70,6 @@ export function expandLayout(layout: Layout): HallSeat[] {
       seats.push({ seat_id: id, row: r.row, number: n, section: r.section ?? null, tier: r.tier, accessible: accessible.has(n) });
     }
   });
-  if (seats.length > MAX_HALL_SEATS) errors.push({ path: '/layout/rows', message: `a hall holds at most ${MAX_HALL_SEATS} seats` });
   if (errors.length) throw validationFailed('the layout is not valid', errors.slice(0, 20));
   return seats;
 }

@@ -6,7 +6,6 @@ import type { Rate, RateLimitSettings } from '../config.js';
 export type PolicyName =
   | 'sign_up_address'
   | 'sign_in_address'
-  | 'sign_in_account'
   | 'purchase_account'
   | 'purchase_address'
   | 'queue_join_account'
@@ -23,7 +22,6 @@ export function policies(s: RateLimitSettings): Policies {
   return Object.freeze({
     sign_up_address: p('sign_up_address', s.signUpPerAddress),
     sign_in_address: p('sign_in_address', s.signInPerAddress),
-    sign_in_account: p('sign_in_account', s.signInPerAccount),
     purchase_account: p('purchase_account', s.purchasePerAccount),
     purchase_address: p('purchase_address', s.purchasePerAddress),
     queue_join_account: p('queue_join_account', s.queueJoinPerAccount),
@@ -42,15 +40,23 @@ export function retryAfterSeconds(ms: number): number {
 }
 
 /**
- * How long one more failed sign-in locks the account, after `failures` failures
- * in a row (this one included): nothing for the free ones, then the first lock,
- * doubling with each further failure up to the maximum.
+ * How long one more failed sign-in locks an address out of an account, after
+ * `failures` failures in a row from it (this one included): nothing for the free
+ * ones, then the first lock, doubling with each further failure up to the maximum.
  */
 export function lockSecondsAfter(failures: number, s: Pick<RateLimitSettings, 'signInFreeFailures' | 'signInLockSeconds' | 'signInLockMaxSeconds'>): number {
   const beyond = failures - s.signInFreeFailures;
   if (beyond <= 0) return 0;
   // 2^31 is far past any maximum; the cap keeps the exponent from overflowing.
   return Math.min(s.signInLockMaxSeconds, s.signInLockSeconds * 2 ** Math.min(beyond - 1, 31));
+}
+
+/**
+ * The key of one client's failures on one account: failures lock that pair, never
+ * the account itself, so guessing from elsewhere cannot lock its owner out.
+ */
+export function signInAttemptKey(account: string, address: string): string {
+  return `${account}|${address}`;
 }
 
 /**

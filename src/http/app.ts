@@ -26,6 +26,7 @@ import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
 import { defaultWebRoot, isPageRequest, registerWebApp, type WebApp } from './webApp.js';
 import { serverWithFastLane, type FastLane } from './httpServer.js';
 import { mapFastLane } from './mapFastLane.js';
+import { installPageHeaders } from './securityHeaders.js';
 
 /** TRUST_PROXY=<n>: the n proxies nearest to us are trusted (Fastify's hop count). */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
@@ -62,6 +63,8 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     return true;
   });
   const layer = installHttpLayerProblems(app);
+  // Before every route and plugin (the web app's files, /docs), so that all of them get it.
+  installPageHeaders(app);
   // Many clients send `content-type: application/json` on a DELETE with no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -81,7 +84,8 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
     // Shared schemas (Problem) appear under components.schemas by their own name.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // No validator badge: it would fetch an image from validator.swagger.io, which the page's policy refuses.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
   // The web app's files, before the API's query-parameter rule (assets take none of their own).
   webApp = await registerWebApp(app, ctx.config.webRoot ?? defaultWebRoot());
   if (!webApp) ctx.log.warn('the web app is not built (npm run build): `/` answers 404');

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
 import { problem, sendProblem, type ProblemAnswer } from './problem.js';
+import { NOSNIFF } from './securityHeaders.js';
 
 /**
  * A problem with the HTTP status the refusal needs. The contract's closed set has
@@ -33,7 +34,7 @@ function parserRefusal(errorCode: string | undefined): ProblemAnswer {
 /** The whole answer as bytes for a socket no HTTP response object owns; the connection ends with it. */
 function onTheWire(a: ProblemAnswer): string {
   const body = JSON.stringify(a.body);
-  return `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\ncontent-type: ${a.headers['content-type']}\r\n`
+  return `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\ncontent-type: ${a.headers['content-type']}\r\nx-content-type-options: nosniff\r\n`
     + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
@@ -53,7 +54,7 @@ export function installHttpLayerProblems(app: FastifyInstance): { closing: () =>
   app.server.on('checkExpectation', (_req, res) => {
     const a = problemAt(417, 'VALIDATION_FAILED', 'the only expectation this server meets is 100-continue');
     const body = JSON.stringify(a.body);
-    res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+    res.writeHead(a.status, { ...a.headers, ...NOSNIFF, 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
   });
   app.server.on('connect', (_req, socket: Duplex) => {
     socket.end(onTheWire(problem('NOT_FOUND', 'this server is not a proxy: no route CONNECT')));

@@ -3,6 +3,7 @@
 // is the server Fastify would make itself: the same options, timeouts and limits.
 import http from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
+import { NOSNIFF } from './securityHeaders.js';
 
 /** Answers and says true, or says false and leaves the request to Fastify. */
 export type FastLane = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
@@ -20,7 +21,10 @@ export function serverWithFastLane(lane: () => FastLane | null): FastifyServerFa
   return (handler, given) => {
     const opts = given as ServerOptions;
     const server = http.createServer(opts.http ?? {}, (req, res) => {
-      if (!lane()?.(req, res)) handler(req, res);
+      if (lane()?.(req, res)) return;
+      // Here, not in a hook: answers sent before or around Fastify's hooks (SSE, refusals) carry it too.
+      res.setHeader('x-content-type-options', NOSNIFF['x-content-type-options']);
+      handler(req, res);
     });
     // As fastify/lib/server.js sets them on the server it makes (its defaults are filled in by now).
     if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;

@@ -17,6 +17,7 @@ import type { SeatMapAnswer } from '../app/seatMaps.js';
 import { chooseCoding } from './contentCoding.js';
 import { noneMatchHits } from './conditional.js';
 import type { FastLane } from './httpServer.js';
+import { NOSNIFF } from './securityHeaders.js';
 
 /** /v1/shows/{id}/seats, /v1/shows/{id}/seats?section={name}, /v1/shows/{id}/sections: ids and names as the route's schemas allow. */
 const MAP_URL = /^\/v1\/shows\/([A-Za-z0-9_-]{1,64})\/(?:seats(?:\?section=([A-Za-z0-9]{1,16}))?|(sections))$/;
@@ -36,7 +37,7 @@ export function mapFastLane(ctx: Context, closing: () => boolean): FastLane {
     if (!body) return false;
     const chosen = body.in(chooseCoding(req.headers['accept-encoding']));
     if (noneMatchHits(req.headers['if-none-match'], body.tags)) {
-      res.writeHead(304, { etag: chosen.etag, vary: 'Accept-Encoding', 'cache-control': 'public, max-age=1' }).end();
+      res.writeHead(304, { etag: chosen.etag, vary: 'Accept-Encoding', 'cache-control': 'public, max-age=1', ...NOSNIFF }).end();
       reads.not_modified++;
       fast.answers++;
       return true;
@@ -45,7 +46,7 @@ export function mapFastLane(ctx: Context, closing: () => boolean): FastLane {
     if (!bytes) return false;
     const headers: Record<string, string | number> = {
       etag: chosen.etag, vary: 'Accept-Encoding', 'cache-control': 'public, max-age=1',
-      'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length,
+      'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length, ...NOSNIFF,
     };
     if (chosen.coding !== 'identity') headers['content-encoding'] = chosen.coding;
     res.writeHead(200, headers).end(bytes);

@@ -25,4 +25,26 @@ describe('expandLayout', () => {
     expect(codeOf(() => expandLayout({ rows: [{ row: 'A', seats: 100_000, tier: 't' }, { row: 'B', seats: 1, tier: 't' }] }))).toBe('VALIDATION_FAILED');
     expect(expandLayout({ rows: [{ row: 'A', seats: 100_000, tier: 't' }] })).toHaveLength(100_000);
   });
+
+  it('holds exactly 100,000 seats over many rows and refuses one more, naming the row that passes the cap', () => {
+    const rows = (last: number | number[]) => [
+      ...Array.from({ length: 9 }, (_, i) => ({ row: `R${i}`, seats: 10_000, tier: 't' })),
+      { row: 'Z', seats: last, tier: 't' },
+    ];
+    expect(expandLayout({ rows: rows(10_000) })).toHaveLength(100_000);
+    expect(expandLayout({ rows: rows(Array.from({ length: 10_000 }, (_, k) => k + 1)) })).toHaveLength(100_000);
+    for (const over of [10_001, Array.from({ length: 10_001 }, (_, k) => k + 1)]) {
+      let err: unknown;
+      try { expandLayout({ rows: rows(over) }); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(DomainError);
+      expect((err as DomainError).code).toBe('VALIDATION_FAILED');
+      expect((err as DomainError).extensions).toEqual({ errors: [{ path: '/layout/rows/9/seats', message: expect.stringMatching(/at most 100,000 seats/) }] });
+    }
+  });
+
+  it('counts before expanding: 10,000 rows of 100,000 seats are refused in milliseconds', () => {
+    const started = performance.now();
+    expect(() => expandLayout({ rows: Array.from({ length: 10_000 }, (_, i) => ({ row: `R${i}`, seats: 100_000, tier: 't' })) })).toThrow(DomainError);
+    expect(performance.now() - started).toBeLessThan(50);
+  });
 });

@@ -11,7 +11,6 @@ describe('rate-limit policy', () => {
   it('has defaults a buyer never meets and a script does', () => {
     const p = policies(rateLimitSettings({}));
     expect(p.sign_up_address).toMatchObject({ points: 20, seconds: 600 });
-    expect(p.sign_in_account).toMatchObject({ points: 10, seconds: 60 });
     expect(p.sign_in_address).toMatchObject({ points: 60, seconds: 60 });
     expect(p.purchase_account).toMatchObject({ points: 60, seconds: 60 });
     expect(p.purchase_address).toMatchObject({ points: 1200, seconds: 60 });
@@ -28,6 +27,10 @@ describe('rate-limit policy', () => {
     expect(s.queueJoinPerAddress).toEqual({ points: 50, seconds: 5 });
     expect(s.signUpPerAddress).toEqual({ points: 7, seconds: 3600 });
     expect([s.signInFreeFailures, s.signInLockSeconds, s.signInLockMaxSeconds]).toEqual([3, 5, 60]);
+    expect(rateLimitSettings({}).signInFailuresPerAccount).toEqual({ points: 100, seconds: 600 });
+    expect(rateLimitSettings({ RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT: '30/120' }).signInFailuresPerAccount).toEqual({ points: 30, seconds: 120 });
+    // The per-account attempt budget let anyone lock an account's owner out; a deployment still setting it is told so.
+    expect(() => rateLimitSettings({ RATE_LIMIT_SIGN_IN_PER_ACCOUNT: '10/60' })).toThrow(/RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT/);
     for (const bad of ['10', '0/60', '10/0', 'ten/60', '10/60s']) {
       expect(() => rateLimitSettings({ RATE_LIMIT_PURCHASE_PER_ACCOUNT: bad }), bad).toThrow(/RATE_LIMIT_PURCHASE_PER_ACCOUNT/);
     }

@@ -92,19 +92,23 @@ describe.each([
     expect(await rateLimitedCount(t, 'sign_up_address')).toBe(980);
   });
 
-  it('1,000 sign-ins for one account: exactly the configured 10 get through; the exempt address never gets a 429', async () => {
+  it('1,000 wrong passwords for one account from one address: that address is locked out, the owner and a buyer are not; the exempt address never gets a 429', async () => {
     await register(from('127.0.0.5'), 'victim');
     const buyer = from('127.0.0.2');
     const attacker = from('127.0.0.3');
     const [flood, buyerStatuses] = await Promise.all([
-      fire(1000, 50, () => attacker.post('/v1/sessions', { email: email('victim').toUpperCase(), password: PASSWORD })),
+      fire(1000, 50, (i) => attacker.post('/v1/sessions', { email: email('victim').toUpperCase(), password: `wrong-${i}-password` })),
       normalBuyer(buyer, 'buyer', 2, seats[1]!),
     ]);
-    console.log(`[${_mode}] 1,000 sign-ins for one account:`, countStatuses(flood), 'normal buyer:', buyerStatuses.join(' '));
-    expect(countStatuses(flood)).toEqual({ 200: SETTINGS.signInPerAccount.points, 429: 1000 - SETTINGS.signInPerAccount.points });
+    console.log(`[${_mode}] 1,000 wrong passwords for one account:`, countStatuses(flood), 'normal buyer:', buyerStatuses.join(' '));
+    // 50 at a time: the free failures and those in flight when the lock fell are verified, no more.
+    expect(countStatuses(flood)[401]).toBeLessThanOrEqual(SETTINGS.signInFreeFailures + 50);
+    expect(countStatuses(flood)[429]).toBeGreaterThanOrEqual(1000 - SETTINGS.signInFreeFailures - 50);
     flood.filter((a) => a.status === 429).forEach(expectRateLimited);
     expect(buyerStatuses).toEqual([200, 201, 204, 200, 201, 204]);
-    // The account's budget is spent, but not for a trusted client.
+    const owner = await from('127.0.0.5').post('/v1/sessions', { email: email('victim'), password: PASSWORD });
+    expect(owner.status, describeAnswer(owner)).toBe(200);
+    // A trusted client is never throttled, wrong passwords or not.
     const exempt = from(EXEMPT);
     const trusted = await fire(30, 10, () => exempt.post('/v1/sessions', { email: email('victim'), password: PASSWORD }));
     expect(countStatuses(trusted)).toEqual({ 200: 30 });
@@ -121,6 +125,16 @@ describe.each([
     expect(countStatuses(flood)).toEqual({ 401: SETTINGS.signInPerAddress.points, 429: 1000 - SETTINGS.signInPerAddress.points });
   });
 
+  it('7 wrong passwords from rotating addresses do not lock the account: the right one from a fresh address signs in', async () => {
+    await register(from('127.0.0.10'), 'admin-like');
+    const wrong: HttpAnswer[] = [];
+    for (let i = 0; i < 7; i++) wrong.push(await from(`127.0.0.${20 + i}`).post('/v1/sessions', { email: email('admin-like'), password: `wrong-${i}-password` }));
+    const right = await from('127.0.0.30').post('/v1/sessions', { email: email('admin-like'), password: PASSWORD });
+    console.log(`[${_mode}] 7 wrong passwords from 7 addresses:`, countStatuses(wrong), 'then the right one from an 8th:', right.status);
+    expect(countStatuses(wrong)).toEqual({ 401: 7 });
+    expect(right.status, describeAnswer(right)).toBe(200);
+  });
+
   it('60 wrong passwords in a burst are refused long before the last; once the lock lifts, the right password works', async () => {
     await register(from('127.0.0.7'), 'forgetful');
     const attacker = from('127.0.0.4');
@@ -134,16 +148,52 @@ describe.each([
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(SETTINGS.signInFreeFailures + 3);
     const wait = expectRateLimited(burst[SETTINGS.signInFreeFailures + 1]!);
     expect(wait).toBeLessThanOrEqual(SETTINGS.signInLockMaxSeconds);
-    // Even the right password is refused while the account is locked.
+    // Even the right password is refused from the failing address while it is locked out of the account...
     expectRateLimited(await attacker.post('/v1/sessions', { email: email('forgetful'), password: PASSWORD }));
+    // ...but the account is not locked: its owner elsewhere signs in meanwhile.
+    const owner = await from('127.0.0.7').post('/v1/sessions', { email: email('forgetful'), password: PASSWORD });
+    expect(owner.status, describeAnswer(owner)).toBe(200);
     const last = burst.filter((r) => r.status === 429).map((r) => Number(r.headers['retry-after']));
     await new Promise((r) => setTimeout(r, Math.max(...last) * 1000 + 200));
-    const ok = await from('127.0.0.7').post('/v1/sessions', { email: email('forgetful'), password: PASSWORD });
+    const ok = await attacker.post('/v1/sessions', { email: email('forgetful'), password: PASSWORD });
     expect(ok.status, describeAnswer(ok)).toBe(200);
-    // A success ends the run of failures: the next wrong password is a plain 401 again.
-    const again = await from('127.0.0.7').post('/v1/sessions', { email: email('forgetful'), password: 'wrong-again-1' });
+    // A success ends that address's run of failures: its next wrong password is a plain 401 again.
+    const again = await attacker.post('/v1/sessions', { email: email('forgetful'), password: 'wrong-again-1' });
     expect(again.status, describeAnswer(again)).toBe(401);
     expect(await rateLimitedCount(t, 'sign_in_failures')).toBeGreaterThanOrEqual(50);
+  });
+});
+
+describe('a distributed guess storm on one account', () => {
+  // A small ceiling, so that a dozen addresses make a storm.
+  const settings = { ...SETTINGS, signInFailuresPerAccount: { points: 5, seconds: 60 } };
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ config: { rateLimitExempt: [], rateLimits: settings } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await closeClients();
+  });
+
+  it('past the account\'s ceiling of failures, slows the addresses that are failing, never one that is not', async () => {
+    const address = (i: number) => `127.0.1.${i}`;
+    await register(clientFrom(t.baseUrl, address(100)), 'stormed');
+    const guess = (i: number, password = `wrong-${i}-password`) => clientFrom(t.baseUrl, address(i)).post('/v1/sessions', { email: email('stormed'), password });
+    const first: HttpAnswer[] = [];
+    for (let i = 0; i < 8; i++) first.push(await guess(i));
+    // Each address guesses once: one failure each, none of them locked out on its own.
+    expect(countStatuses(first)).toEqual({ 401: 8 });
+    const second: HttpAnswer[] = [];
+    for (let i = 0; i < 8; i++) second.push(await guess(i, PASSWORD));
+    console.log('a storm of 8 addresses, ceiling 5: first guesses', countStatuses(first), 'then the right password from each:', countStatuses(second));
+    // Now past the ceiling: an address that failed waits, even with the right password...
+    second.forEach(expectRateLimited);
+    for (const r of second) expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // ...while one that has not been failing signs in.
+    const owner = await clientFrom(t.baseUrl, address(100)).post('/v1/sessions', { email: email('stormed'), password: PASSWORD });
+    expect(owner.status, describeAnswer(owner)).toBe(200);
+    expect(await rateLimitedCount(t, 'sign_in_account_failures')).toBe(8);
   });
 });
 

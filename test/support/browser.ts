@@ -26,14 +26,33 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
 }
 
-/** A page whose console errors and uncaught exceptions are collected in `errors`. */
-export async function openPage(browser: Browser, baseUrl: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+/**
+ * A page whose console errors and uncaught exceptions are collected in `errors`,
+ * and whose Content-Security-Policy violations in `cspViolations`: closing the
+ * context throws when there was any, so every browser test fails on a page that
+ * breaks the policy the service sends.
+ */
+export async function openPage(browser: Browser, baseUrl: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[]; cspViolations: string[] }> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC' });
+  const cspViolations: string[] = [];
+  // A binding and an init script run outside the page's policy: the report cannot be refused itself.
+  await context.exposeBinding('reportCspViolation', (_source, violation: string) => { cspViolations.push(violation); });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation;
+      report(`${e.effectiveDirective} refused ${e.blockedURI || 'inline'} at ${e.sourceFile || e.documentURI}:${e.lineNumber}`);
+    });
+  });
+  const close = context.close.bind(context);
+  context.close = async (...args: Parameters<BrowserContext['close']>) => {
+    await close(...args);
+    if (cspViolations.length) throw new Error(`the page broke its Content-Security-Policy: ${cspViolations.join('; ')}`);
+  };
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  return { context, page, errors };
+  return { context, page, errors, cspViolations };
 }
 
 /** Screenshots the page at desktop and phone width: test-results/<name>-desktop.png and -phone.png. */
@@ -53,7 +72,8 @@ export interface AxeViolation { id: string; impact: string | null; help: string;
 
 /** axe-core's serious and critical violations on the page as it is now. */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
+  // Evaluated, not added as an inline <script>: the page's policy refuses those.
+  await page.evaluate(`${AXE_SOURCE}\n;undefined`);
   const found = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
