@@ -108,6 +108,12 @@ export interface RateLimitSettings {
   signUpPerAddress: Rate;
   signInPerAddress: Rate;
   /**
+   * Attempts one address may make on one account, counted before the password is
+   * checked: a burst sent all at once is mostly refused before the lock after its
+   * failures can take hold. Nobody else's attempts spend it.
+   */
+  signInPerAccountAddress: Rate;
+  /**
    * Failed sign-ins for one account, from anywhere, per window; past them a
    * client that is itself failing for that account waits for the window's end.
    */
@@ -157,6 +163,7 @@ export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   return {
     signUpPerAddress: rate(env, 'RATE_LIMIT_SIGN_UP_PER_ADDRESS', { points: 20, seconds: 600 }),
     signInPerAddress: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ADDRESS', { points: 60, seconds: 60 }),
+    signInPerAccountAddress: rate(env, 'RATE_LIMIT_SIGN_IN_PER_ACCOUNT_ADDRESS', { points: 10, seconds: 60 }),
     signInFailuresPerAccount: rate(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT', { points: 100, seconds: 600 }),
     signInFreeFailures: int(env, 'RATE_LIMIT_SIGN_IN_FREE_FAILURES', 5, 0),
     signInLockSeconds: lock,

@@ -6,7 +6,7 @@ import type { Role } from '../auth/tokens.js';
 import { randomBytes } from 'node:crypto';
 import { countAdmins, findUserByEmail, findUserRole, insertUser, NO_PASSWORD, setUserRole, upsertAdmin } from '../db/users.js';
 import type { Context } from './context.js';
-import { accountOfEmail } from '../domain/rateLimits.js';
+import { accountOfEmail, signInAttemptKey } from '../domain/rateLimits.js';
 import { rateLimitedError, throttleOrThrow, type Client } from './throttle.js';
 
 let dummyHash: Promise<string> | undefined;
@@ -36,7 +36,7 @@ export async function signIn(ctx: Context, input: { email: string; password: str
       ctx.metrics.rateLimited.inc({ policy });
       throw rateLimitedError(verdict.retryAfterSeconds);
     }
-    await throttleOrThrow(ctx, client, [['sign_in_address', client.address]]);
+    await throttleOrThrow(ctx, client, [['sign_in_address', client.address], ['sign_in_account_address', signInAttemptKey(account, client.address)]]);
   }
   const user = await findUserByEmail(ctx.db, input.email);
   // Compare against some hash even for unknown emails, so timing does not reveal accounts.

@@ -6,6 +6,7 @@ import type { Rate, RateLimitSettings } from '../config.js';
 export type PolicyName =
   | 'sign_up_address'
   | 'sign_in_address'
+  | 'sign_in_account_address'
   | 'purchase_account'
   | 'purchase_address'
   | 'queue_join_account'
@@ -22,6 +23,7 @@ export function policies(s: RateLimitSettings): Policies {
   return Object.freeze({
     sign_up_address: p('sign_up_address', s.signUpPerAddress),
     sign_in_address: p('sign_in_address', s.signInPerAddress),
+    sign_in_account_address: p('sign_in_account_address', s.signInPerAccountAddress),
     purchase_account: p('purchase_account', s.purchasePerAccount),
     purchase_address: p('purchase_address', s.purchasePerAddress),
     queue_join_account: p('queue_join_account', s.queueJoinPerAccount),

@@ -12,6 +12,7 @@ describe('rate-limit policy', () => {
     const p = policies(rateLimitSettings({}));
     expect(p.sign_up_address).toMatchObject({ points: 20, seconds: 600 });
     expect(p.sign_in_address).toMatchObject({ points: 60, seconds: 60 });
+    expect(p.sign_in_account_address).toMatchObject({ points: 10, seconds: 60 });
     expect(p.purchase_account).toMatchObject({ points: 60, seconds: 60 });
     expect(p.purchase_address).toMatchObject({ points: 1200, seconds: 60 });
     expect(p.queue_join_account).toMatchObject({ name: 'queue_join_account', points: 10, seconds: 60 });
