@@ -59,6 +59,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 main(process.env).catch((err) => {
-  process.stderr.write(`payment simulator failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  // A taken port is an operator's matter, not a bug: its message alone (the service that started it explains).
+  const taken = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  process.stderr.write(`payment simulator failed to start: ${err instanceof Error ? (taken ? err.message : err.stack) : String(err)}\n`);
   process.exit(1);
 });
