@@ -24,7 +24,13 @@ export async function turnOnPaymentChaos(paysimUrl: string, log: (s: string) => 
     await chaosCall(paysimUrl, found);
     log(`payment chaos put back: ${JSON.stringify(found)}`);
   });
-  await chaosCall(paysimUrl, CHAOS_SETTINGS);
+  try {
+    await chaosCall(paysimUrl, CHAOS_SETTINGS);
+  } catch (err) {
+    // Refused or unanswered: whatever it did take is put back now, not at the end.
+    await putBack().catch(() => {});
+    throw err;
+  }
   log(`payment chaos on: ${JSON.stringify(CHAOS_SETTINGS)} (found ${JSON.stringify(found)})`);
   return putBack;
 }
