@@ -2,7 +2,7 @@
 import { loadConfig } from './config.js';
 import { openService } from './service.js';
 import { seedDemoCatalog } from './app/demoCatalog.js';
-import { startBundledSimulator } from './payments/bundledSimulator.js';
+import { startBundledSimulator, StartRefused } from './payments/bundledSimulator.js';
 import { adminCommand, announceAdmins } from './cli/admin.js';
 import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from './payments/simulator/paymentMethods.js';
 import { createLogger } from './http/logging.js';
@@ -17,6 +17,11 @@ async function main(command: string, args: string[]): Promise<void> {
   // `npm run admin` talks to a person at a prompt: plain lines, no logger.
   const log = command === 'admin' ? null : createLogger({ name: 'boxoffice', level: config.logLevel, pretty: process.stdout.isTTY === true });
   const say = log ? (msg: string) => log.info(msg) : plain;
+  // The bundled simulator listens first: with its port taken the start is refused before
+  // anything is opened, and no purchase is ever paid through what holds that port.
+  const simulator = command === 'serve' && !config.stripeSecretKey
+    ? await startBundledSimulator({ port: config.paysimPort, webhookSecret: config.stripeWebhookSecret, say: (m) => log?.warn(m) })
+    : null;
   say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
   const service = await openService(config, {
     logger: log ?? false,
@@ -45,8 +50,8 @@ async function main(command: string, args: string[]): Promise<void> {
     await service.app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
     const address = service.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    if (!config.stripeSecretKey) {
-      startBundledSimulator({ port: config.paysimPort, webhookUrl: `http://${config.host}:${port}/v1/payments/webhook`, webhookSecret: config.stripeWebhookSecret, say: (m) => service.ctx.log.warn(m) });
+    if (simulator) {
+      simulator.sendWebhooksTo(`http://${config.host}:${port}/v1/payments/webhook`);
       say(`payment simulator (Stripe-compatible, key sk_test_sim) on http://127.0.0.1:${config.paysimPort}`);
       say('test payment methods:');
       for (const [method, effect] of TEST_PAYMENT_METHODS_FOR_PEOPLE) say(`  ${method.padEnd(26)}${effect}`);
@@ -69,6 +74,6 @@ async function main(command: string, args: string[]): Promise<void> {
 }
 
 main(process.argv[2] ?? 'serve', process.argv.slice(3)).catch((err) => {
-  process.stderr.write(`boxoffice failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`boxoffice failed to start: ${err instanceof StartRefused ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -5,8 +5,10 @@
 //   3. every succeeded PaymentIntent belongs to a confirmed booking or has a refund;
 //   4. no booking (or hold) has two succeeded PaymentIntents that were not refunded;
 //   5. no hold is left `paying`, no booking `pending`.
+// Only this service's charges are checked: one whose booking the service does not
+// know (another client of the same simulator) is reported apart, never as lost money.
 
-export interface ChargeRecord { id: string; status: string; amount: number; bookingId: string | null; holdId: string | null }
+export interface ChargeRecord { id: string; status: string; amount: number; currency: string; bookingId: string | null; holdId: string | null }
 export interface RefundRecord { id: string; paymentIntent: string; status: string; amount: number }
 export interface BookingRecord { id: string; showId: string; holdId: string; status: string; seats: string[] }
 export interface MapRecord { showId: string; booked: string[]; doubleSold: number }
@@ -17,12 +19,16 @@ export interface Books {
   refunds: RefundRecord[];
   /** Every booking the charges and the buyers name, read back from the API. */
   bookings: BookingRecord[];
+  /** Booking ids named by charges that the service says it never had (404, or not an id it could give: 400). */
+  unknownBookings: string[];
   maps: MapRecord[];
   holds: HoldRecord[];
 }
 
 export interface AuditCheck { name: string; count: number; examples: string[] }
-export interface AuditResult { ok: boolean; checks: AuditCheck[] }
+/** Charges on the simulator not made by this service: succeeded ones summed by currency (minor units). */
+export interface ForeignCharges { count: number; succeeded: number; amounts: Record<string, number>; examples: string[] }
+export interface AuditResult { ok: boolean; checks: AuditCheck[]; foreign: ForeignCharges }
 
 const EXAMPLES = 5;
 
@@ -55,7 +61,10 @@ export function audit(books: Books): AuditResult {
   }
 
   const refunded = new Set(books.refunds.filter((r) => r.status === 'succeeded' || r.status === 'pending').map((r) => r.paymentIntent));
-  const succeeded = books.charges.filter((c) => c.status === 'succeeded');
+  const unknown = new Set(books.unknownBookings);
+  const isForeign = (c: ChargeRecord) => c.bookingId === null || unknown.has(c.bookingId);
+  const foreign = foreignCharges(books.charges.filter(isForeign));
+  const succeeded = books.charges.filter((c) => c.status === 'succeeded' && !isForeign(c));
   const orphans: string[] = [];
   for (const c of succeeded) {
     if (refunded.has(c.id)) continue;
@@ -86,5 +95,30 @@ export function audit(books: Books): AuditResult {
     check('bookings charged twice', doubleCharged),
     check('seats left paying (holds paying, bookings pending) after the run', unsettled),
   ];
-  return { ok: checks.every((c) => c.count === 0), checks };
+  return { ok: checks.every((c) => c.count === 0), checks, foreign };
+}
+
+function foreignCharges(charges: ChargeRecord[]): ForeignCharges {
+  const amounts: Record<string, number> = {};
+  const succeeded = charges.filter((c) => c.status === 'succeeded');
+  for (const c of succeeded) amounts[c.currency] = (amounts[c.currency] ?? 0) + c.amount;
+  return { count: charges.length, succeeded: succeeded.length, amounts, examples: charges.slice(0, EXAMPLES).map((c) => `${c.id} (booking ${c.bookingId ?? 'none'})`) };
+}
+
+/** A sum in minor units in words: 4200 EUR → "42.00 EUR". */
+function money(minor: number, currency: string): string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return `${minor} ${currency} (minor units)`;
+  }
+  return `${(minor / 10 ** digits).toFixed(digits)} ${currency}`;
+}
+
+/** The report's and the summary's line on other clients' charges. */
+export function foreignLine(f: ForeignCharges): string {
+  if (f.count === 0) return 'charges not made by this service: 0';
+  const amounts = Object.entries(f.amounts).map(([currency, minor]) => money(minor, currency)).join(' + ') || 'nothing';
+  return `charges not made by this service: ${f.count} (${f.succeeded} succeeded, ${amounts}; their bookings are not this service's, so they are not audited): ${f.examples.join('; ')}`;
 }

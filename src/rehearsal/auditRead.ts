@@ -31,7 +31,9 @@ async function charges(stripe: Stripe): Promise<ChargeRecord[]> {
   const out: ChargeRecord[] = [];
   for (let after: string | undefined; ;) {
     const page = await stripe.paymentIntents.list({ limit: 100, ...(after ? { starting_after: after } : {}) });
-    for (const pi of page.data) out.push({ id: pi.id, status: pi.status, amount: pi.amount, bookingId: pi.metadata.booking_id ?? null, holdId: pi.metadata.hold_id ?? null });
+    for (const pi of page.data) {
+      out.push({ id: pi.id, status: pi.status, amount: pi.amount, currency: pi.currency.toUpperCase(), bookingId: pi.metadata.booking_id || null, holdId: pi.metadata.hold_id || null });
+    }
     if (!page.has_more || page.data.length === 0) return out;
     after = page.data[page.data.length - 1]!.id;
   }
@@ -55,15 +57,21 @@ async function readHold(baseUrl: string, h: { id: string; token: string }): Prom
   return { id: h.id, status: r.status === 200 ? (r.body.status as string) : `unreadable (${r.status})` };
 }
 
-async function readBooking(baseUrl: string, admin: string, id: string): Promise<BookingRecord | null> {
-  let r = await api(baseUrl, 'GET', `/v1/bookings/${id}`, { token: admin });
+/** A booking as the admin reads it, with the answer's status (404: the service never had it). */
+async function fetchBooking(baseUrl: string, admin: string, id: string): Promise<{ status: number; record: BookingRecord | null }> {
+  const path = `/v1/bookings/${encodeURIComponent(id)}`;
+  let r = await api(baseUrl, 'GET', path, { token: admin });
   // A shed read (503) is asked again, so the audit never mistakes a busy moment for a missing booking.
   for (let i = 0; r.status >= 500 && i < 5; i++) {
     await new Promise((ok) => setTimeout(ok, 1000));
-    r = await api(baseUrl, 'GET', `/v1/bookings/${id}`, { token: admin });
+    r = await api(baseUrl, 'GET', path, { token: admin });
   }
-  if (r.status !== 200) return null;
-  return { id, showId: r.body.show_id, holdId: r.body.hold_id, status: r.body.status, seats: r.body.seats };
+  if (r.status !== 200) return { status: r.status, record: null };
+  return { status: r.status, record: { id, showId: r.body.show_id, holdId: r.body.hold_id, status: r.body.status, seats: r.body.seats } };
+}
+
+async function readBooking(baseUrl: string, admin: string, id: string): Promise<BookingRecord | null> {
+  return (await fetchBooking(baseUrl, admin, id)).record;
 }
 
 /**
@@ -91,7 +99,10 @@ export async function readBooks(o: { baseUrl: string; paysimUrl: string; admin: 
   const stripe = bank(o.paysimUrl);
   const [cs, rs] = await Promise.all([charges(stripe), refunds(stripe)]);
   const ids = [...new Set([...cs.map((c) => c.bookingId).filter((x): x is string => x !== null), ...o.bookings])];
-  const bookings = (await each(ids, (id) => readBooking(o.baseUrl, o.admin, id))).filter((b): b is BookingRecord => b !== null);
+  const read = await each(ids, (id) => fetchBooking(o.baseUrl, o.admin, id));
+  const bookings = read.map((r) => r.record).filter((b): b is BookingRecord => b !== null);
+  // Only a definite "no such booking" makes a charge another client's; any other failure to read stays this service's problem.
+  const unknownBookings = ids.filter((_, i) => read[i]!.status === 404 || read[i]!.status === 400);
   const maps: MapRecord[] = await each(o.showIds, async (showId) => {
     const [map, stats] = await Promise.all([api(o.baseUrl, 'GET', `/v1/shows/${showId}/seats`), api(o.baseUrl, 'GET', `/v1/admin/shows/${showId}/stats`, { token: o.admin })]);
     if (map.status !== 200 || stats.status !== 200) throw new Error(`audit: reading show ${showId}: map ${map.status}, stats ${stats.status}`);
@@ -101,5 +112,5 @@ export async function readBooks(o: { baseUrl: string; paysimUrl: string; admin: 
     };
   });
   const holds = await each(o.holds, (h) => readHold(o.baseUrl, h));
-  return { charges: cs, refunds: rs, bookings, maps, holds };
+  return { charges: cs, refunds: rs, bookings, unknownBookings, maps, holds };
 }

@@ -1,5 +1,6 @@
 // `npm run onsale -- [options]`: the on-sale rehearsal (docs/rehearsal.md). Exits 0
 // when the audit is clean; 1 when it is not or the run failed; 2 on bad options.
+import { foreignLine } from './audit.js';
 import { runBenchmark } from './cleanup.js';
 import { headline } from './figures.js';
 import { parseOptions, USAGE } from './options.js';
@@ -26,6 +27,7 @@ runBenchmark(async () => {
   say(`holds/s ${h.holdsPerSecond.toFixed(1)}, bookings/s ${h.bookingsPerSecond.toFixed(1)}, 409 rate ${(100 * h.conflictRate).toFixed(1)} %, 503s ${h.shed}, timeouts ${h.timeouts}` +
     `${r.opts.waitingRoom ? `, wait p50/p90/p99 ${h.waiting.p50.toFixed(1)}/${h.waiting.p90.toFixed(1)}/${h.waiting.p99.toFixed(1)} s` : ''}, fairness ρ ${h.fairness === null ? '-' : h.fairness.toFixed(3)}`);
   for (const c of r.audit.checks) say(`  audit: ${c.name}: ${c.count}${c.examples.length ? ` (${c.examples.join('; ')})` : ''}`);
+  if (r.audit.foreign.count > 0) say(`  ${foreignLine(r.audit.foreign)}`);
   say(`audit ${r.audit.ok ? 'clean' : 'FAILED'}; report: ${r.reportDir}/report.md`);
   if (!r.audit.ok) process.exitCode = 1;
 });

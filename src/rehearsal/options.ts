@@ -75,7 +75,7 @@ export const USAGE = `npm run onsale -- [options]
   --buyers N  --seats N  --arrival-seconds S  --seed N
   --waiting-room | --no-waiting-room      --admit-per-minute N (ceiling of a service it starts)
   --decline-rate R  --slow-rate R  --timeout-rate R  --abandon-rate R   (shares 0..1)
-  --chaos | --no-chaos                    (the payment simulator's chaos settings)
+  --chaos | --no-chaos                    (the payment simulator's chaos settings; with --url only on --chaos, put back at the end)
   --origin-maps                           (every buyer reads the seat map from the service, no edge cache)
   --max-seconds S  --settle-seconds S  --hold-ttl-seconds S
   --url URL --admin-email E --admin-password P --paysim-url URL   (a running service)
@@ -132,7 +132,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     declineRate: share('decline-rate', v['decline-rate'], p.declineRate),
     slowRate: share('slow-rate', v['slow-rate'], p.slowRate),
     timeoutRate: share('timeout-rate', v['timeout-rate'], p.timeoutRate),
-    chaos: v['no-chaos'] ? false : v.chaos ? true : p.chaos,
+    // A simulator the rehearsal did not start is left as found, unless --chaos says otherwise.
+    chaos: v['no-chaos'] ? false : v.chaos ? true : url ? false : p.chaos,
     maxAttempts: p.maxAttempts,
     holdTtlSeconds: whole('hold-ttl-seconds', v['hold-ttl-seconds'], p.holdTtlSeconds),
     admitPerMinute: whole('admit-per-minute', v['admit-per-minute'], p.admitPerMinute),

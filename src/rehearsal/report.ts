@@ -2,6 +2,7 @@
 // latencies per step and the answers seen) and its SVG charts, in one folder.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { foreignLine } from './audit.js';
 import { lineChart, type Series } from './chart.js';
 import { headline, type Headline } from './figures.js';
 import { STEPS } from './recorder.js';
@@ -95,6 +96,7 @@ export function reportMarkdown(r: RunResult, chartFiles: string[]): string {
       `(${r.settleSeconds.toFixed(0)} s): ${n0(r.charges)} PaymentIntents, ${n0(r.refunds)} refunds.`, '',
     '| check | count | examples |', '|---|---|---|',
     ...r.audit.checks.map((c) => `| ${c.name} | ${c.count} | ${c.examples.join('; ') || '-'} |`), '',
+    `Apart from the audit, ${foreignLine(r.audit.foreign)}.`, '',
     '## Charts', '', ...chartFiles.map((f) => `![${f}](${f})\n`),
     '## Latency per step (ms, every answer; timeouts count as their timeout)', '',
     '| step | answers | p50 | p90 | p99 | max |', '|---|---:|---:|---:|---:|---:|',

@@ -9,7 +9,8 @@ import { QueueEdge } from './edge.js';
 import { EdgeCache } from './edgeCache.js';
 import { BuyerHttp } from './http.js';
 import { startMonitor, type Samples } from './monitor.js';
-import { CHAOS_SETTINGS, type Options } from './options.js';
+import type { Options } from './options.js';
+import { turnOnPaymentChaos } from './paymentChaos.js';
 import { Recorder } from './recorder.js';
 import { writeReport } from './report.js';
 import { serviceUnderTest } from './service.js';
@@ -35,16 +36,19 @@ export interface RunResult {
 export async function rehearse(opts: Readonly<Options>, log: (s: string) => void, serviceEntry?: string): Promise<RunResult> {
   const t0 = performance.now();
   const svc = await serviceUnderTest(opts, log, serviceEntry);
+  // Undo steps of what the rehearsal changed on the service, run at the end (and by
+  // the clean-up registry on Ctrl-C or a failure): newest first.
+  const undo: (() => Promise<void>)[] = [];
   try {
     const admin = await signIn(svc.baseUrl, svc.admin);
-    if (opts.chaos) {
-      const r = await fetch(`${svc.paysimUrl}/_sim/chaos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHAOS_SETTINGS) });
-      if (!r.ok) throw new Error(`the payment simulator refused the chaos settings: ${r.status} ${await r.text()}`);
-      log(`payment chaos on: ${JSON.stringify(CHAOS_SETTINGS)}`);
-    }
-    const showIds = await createShows(svc.baseUrl, admin, opts);
-    log(`${opts.shows} show(s) of ${opts.seats} seats${opts.waitingRoom ? ', through the waiting room' : ''}; making ${opts.buyers} synthetic buyers…`);
+    // The buyers first: a service without synthetic buyers stops the rehearsal before it made anything.
+    log(`making ${opts.buyers} synthetic buyers…`);
     const buyers = await syntheticBuyers(svc.baseUrl, admin, opts.buyers, (n) => log(`  ${n} buyers`));
+    if (opts.chaos) undo.unshift(await turnOnPaymentChaos(svc.paysimUrl, log));
+    const shows = await createShows(svc.baseUrl, admin, opts);
+    undo.unshift(shows.close);
+    const showIds = shows.ids;
+    log(`${opts.shows} show(s) of ${opts.seats} seats${opts.waitingRoom ? ', through the waiting room' : ''}`);
     const setupSeconds = (performance.now() - t0) / 1000;
 
     const rec = new Recorder();
@@ -89,6 +93,7 @@ export async function rehearse(opts: Readonly<Options>, log: (s: string) => void
     await writeReport(run);
     return run;
   } finally {
+    for (const step of undo) await step().catch((err: Error) => log(`clean-up failed: ${err.message}`));
     await svc.stop();
   }
 }

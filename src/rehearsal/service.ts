@@ -58,7 +58,7 @@ export async function serviceUnderTest(o: Readonly<Options>, log: (s: string) =>
     name: 'boxoffice', script: entry, args: ['serve'], env, ready: /serving on http:\/\/[^\s:]+:(\d+)/, readyProbe: { port, path: '/healthz' }, timeoutMs: 120_000,
   });
   const paysimUrl = `http://127.0.0.1:${paysimPort}`;
-  // The bundled simulator starts after the service listens.
+  // The service listens only once its bundled simulator does; this bounds the wait should that ever change.
   for (let i = 0; !(await fetch(`${paysimUrl}/_sim/health`).then((r) => r.ok, () => false)); i++) {
     if (i > 300) throw new Error('the bundled payment simulator did not start within 30 s');
     await sleep(100);

@@ -93,6 +93,12 @@ describe('rehearsal setup and options', () => {
     expect(() => parseOptions(['--decline-rate', '2'], {})).toThrow(/decline-rate/);
     expect(() => parseOptions(['--url', 'http://127.0.0.1:3000'], {})).toThrow(/admin-email/);
   });
+  it('leaves the chaos of a simulator it did not start alone unless --chaos says otherwise', () => {
+    const running = ['--url', 'http://127.0.0.1:3000', '--admin-email', 'a@b.c', '--admin-password', 'password', '--paysim-url', 'http://127.0.0.1:12111'];
+    expect(parseOptions(['--preset', 'small'], {}).chaos).toBe(true);
+    expect(parseOptions(['--preset', 'small', ...running], {}).chaos).toBe(false);
+    expect(parseOptions(['--preset', 'small', '--chaos', ...running], {}).chaos).toBe(true);
+  });
 });
 
 describe('the queue edge', () => {

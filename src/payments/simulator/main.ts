@@ -34,7 +34,15 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   await sim.app.listen({ host, port });
   const say = (msg: string) => sim.app.log.info(msg);
   say(`payment simulator: Stripe-compatible API on http://${host}:${port} (secret key ${DEFAULT_SECRET_KEY})`);
-  say(`payment simulator: webhooks ${env.PAYSIM_WEBHOOK_URL ? `to ${env.PAYSIM_WEBHOOK_URL}` : 'off (set PAYSIM_WEBHOOK_URL)'}; chaos ${JSON.stringify(sim.ctx.chaos.settings)}`);
+  const bundled = process.send !== undefined;
+  say(`payment simulator: webhooks ${env.PAYSIM_WEBHOOK_URL ? `to ${env.PAYSIM_WEBHOOK_URL}` : bundled ? 'to the service that started it' : 'off (set PAYSIM_WEBHOOK_URL)'}; chaos ${JSON.stringify(sim.ctx.chaos.settings)}`);
+  if (bundled) {
+    // Started by a service (bundledSimulator.ts): it waits for this before it listens itself, then says where webhooks go.
+    process.on('message', (m: { webhookUrl?: unknown }) => {
+      if (typeof m?.webhookUrl === 'string') sim.ctx.webhooks.setEndpoint(m.webhookUrl);
+    });
+    process.send!({ paysim: 'listening', port });
+  }
 
   let stopping = false;
   const stop = async () => {
@@ -51,6 +59,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 main(process.env).catch((err) => {
-  process.stderr.write(`payment simulator failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  // A taken port is an operator's matter, not a bug: its message alone (the service that started it explains).
+  const taken = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  process.stderr.write(`payment simulator failed to start: ${err instanceof Error ? (taken ? err.message : err.stack) : String(err)}\n`);
   process.exit(1);
 });
