@@ -11,6 +11,8 @@ interface Room {
   serving: number;
   credit: number;
   lastMs: number | null;
+  /** Time the room admitted at rate 0 (see advance.ts): calls' deadlines are on the clock less this. */
+  heldMs: number;
   seed: string | null;
   openedAtMs: number | null;
   paused: boolean;
@@ -46,7 +48,7 @@ export class MemoryQueueStore implements QueueStore {
     let r = this.rooms_.get(showId);
     if (!r) {
       r = {
-        opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: null, seed: null, openedAtMs: null,
+        opened: false, ranked: false, tail: 0, serving: 0, credit: 0, lastMs: null, heldMs: 0, seed: null, openedAtMs: null,
         paused: false, cap: null, soldOut: false, noShows: 0, lapsedThrough: 0, rate: null, entries: new Map(), positions: new Map(),
         preQueue: new Map(), admittedUsers: new Set(), admissions: new Map(), calls: [], present: new Set(),
       };
@@ -140,9 +142,9 @@ export class MemoryQueueStore implements QueueStore {
     // The first advance counts from one step back (see AdvanceInput.firstStepMs).
     r.lastMs ??= nowMs - (input.firstStepMs ?? 0);
     const rate = effectiveRate(input.ratePerMinute, r);
-    const lapsed = (now: number) => {
+    const lapsed = (runningMs: number) => {
       const out: Call[] = [];
-      while (r.calls.length && r.calls[0]!.deadlineMs <= now) out.push(r.calls.shift()!);
+      while (r.calls.length && r.calls[0]!.deadlineMs <= runningMs) out.push(r.calls.shift()!);
       return out;
     };
     const presentIn = (from: number, to: number) => {
@@ -155,6 +157,7 @@ export class MemoryQueueStore implements QueueStore {
     r.serving = counter.serving;
     r.credit = counter.credit;
     r.lastMs = counter.lastMs;
+    r.heldMs = counter.heldMs;
     r.noShows += noShows;
     if (call) r.calls.push(call);
   }

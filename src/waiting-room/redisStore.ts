@@ -67,12 +67,13 @@ const OPEN_SCRIPT = `${OPEN}
 return open_if_due(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]) and 1 or 0
 `;
 
-// The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline"), present (zset of positions),
+// The steps of advance.ts in Lua. KEYS: meta, calls (list of "from:to:deadline", the deadline on the
+// running clock: time less meta.held_ms, the time spent at rate 0), present (zset of positions),
 // rates (instance -> "rate:ms"). ARGV: ratePerMinute, graceMs, a fake time for tests ('' in production:
 // Redis TIME), instance id, rate TTL, the first advance's step (ms). The room admits at the lowest fresh rate among the instances ticking
 // it: each measures the one shared database, and the most distressed one is the one to believe.
 const ADVANCE = `
-local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out')
+local m = redis.call('HMGET', KEYS[1], 'opened', 'ranked', 'tail', 'serving', 'credit', 'last_ms', 'paused', 'cap', 'sold_out', 'held_ms')
 if m[1] ~= '1' or m[2] ~= '1' then return 0 end
 local now
 if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
@@ -100,6 +101,7 @@ local credit = tonumber(m[5]) or 0
 local rate = base
 if m[8] and m[8] ~= '' then rate = math.min(rate, tonumber(m[8])) end
 if m[7] == '1' or m[9] == '1' then rate = 0 end
+local held = tonumber(m[10]) or 0
 local noshow = 0
 local lapsed_to = nil
 if rate > 0 then
@@ -109,21 +111,23 @@ if rate > 0 then
     if not c then break end
     local from, to, deadline = string.match(c, '(%d+):(%d+):(%d+)')
     from = tonumber(from); to = tonumber(to)
-    if tonumber(deadline) > now then break end
+    if tonumber(deadline) > now - held then break end
     redis.call('LPOP', KEYS[2])
     lapsed_to = to
     noshow = noshow + (to - from + 1) - redis.call('ZCOUNT', KEYS[3], from, to)
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', to)
   end
+else
+  held = held + (now - last)
 end
 local add = math.floor(credit)
 credit = credit - add
 local target = serving + add + noshow
 if target >= tail then target = tail; credit = 0 end
 if target > serving then
-  redis.call('RPUSH', KEYS[2], (serving + 1) .. ':' .. target .. ':' .. (now + tonumber(ARGV[2])))
+  redis.call('RPUSH', KEYS[2], (serving + 1) .. ':' .. target .. ':' .. (now - held + tonumber(ARGV[2])))
 end
-redis.call('HSET', KEYS[1], 'serving', target, 'credit', tostring(credit), 'last_ms', now)
+redis.call('HSET', KEYS[1], 'serving', target, 'credit', tostring(credit), 'last_ms', now, 'held_ms', held)
 if noshow > 0 then redis.call('HINCRBY', KEYS[1], 'no_shows', noshow) end
 if lapsed_to then redis.call('HSET', KEYS[1], 'lapsed_to', lapsed_to) end
 return target

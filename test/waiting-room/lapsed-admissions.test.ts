@@ -1,7 +1,8 @@
 // Admissions cannot be banked: a served place that does not ask for its admission
 // within the grace period after its turn came lapses for good (403
 // ADMISSION_LAPSED; joining again queues at the back), and an admission asked for
-// again is the same admission, never a later expiry. Over HTTP, on Redis and in process.
+// again is the same admission, never a later expiry; a pause does not use up the
+// grace period. Over HTTP, on Redis and in process.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers } from '../support/catalog.js';
@@ -53,4 +54,26 @@ describe.each([['redis', redis.prefix], ['memory', null]] as const)('admissions 
     expect(admitted.body.admission_token).toEqual(expect.any(String));
     expect((await t.http.post(`/v1/shows/${show.showId}/queue`, {}, late!.token)).body.position).toBe(3);
   }, 30_000);
+
+  it('do not lapse while the room is paused: the grace period stops with it', async () => {
+    const t = await startTestService({ config: roomConfig(prefix, { graceSeconds: 3, controlMs: 0 }) });
+    services.push(t);
+    const show = await createShow(t, { waiting_room: true });
+    const [buyer] = await registerBuyers(t, 1);
+    const queue = `/v1/admin/shows/${show.showId}/queue`;
+    const admit = (queueToken: string) => t.http.post(`/v1/shows/${show.showId}/queue/admit`, { queue_token: queueToken }, buyer!.token);
+
+    const joined = (await t.http.post(`/v1/shows/${show.showId}/queue`, {}, buyer!.token)).body;
+    await until('served', async () => (await t.http.get(`/v1/shows/${show.showId}/queue`)).body.serving >= 1, 5000, 20);
+    expect((await t.http.post(queue, { action: 'pause' }, t.adminToken)).status).toBe(200);
+    await sleep(3200); // longer than the grace period, the room ticking all along
+    expectProblem(await admit(joined.queue_token), 403, 'NOT_YET_ADMITTED');
+    expect((await t.http.post(queue, { action: 'resume' }, t.adminToken)).status).toBe(200);
+    // Past the instance's half-second copy of the room's state (it still says paused), and many ticks
+    // (50 ms) at the rate again: a lapse would have been counted by now.
+    await sleep(600);
+    const admitted = await admit(joined.queue_token);
+    expect(admitted.status, admitted.text).toBe(200);
+    expect((await t.http.get(queue, t.adminToken)).body.controller.no_shows).toBe(0);
+  }, 60_000); // a service of its own: starting one took 12-30 s on the loaded test machine
 });

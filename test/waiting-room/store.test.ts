@@ -39,13 +39,13 @@ function spearman(a: readonly number[], b: readonly number[]): number {
 }
 
 /** A ticker over fixed rules: the show has a waiting room and its sale opened at opensAtMs. */
-function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number; nowMs: () => number; rate: number; graceMs?: number; startsAtMs?: number }) {
+function tickerFor(store: QueueStore, showId: string, opts: { opensAtMs: number; nowMs: () => number; rate: number; graceMs?: number; startsAtMs?: number; soldOut?: () => boolean }) {
   const rules = {
     getOrStale: async (id: string) => (id === showId ? { waitingRoom: true, saleOpensAtMs: opts.opensAtMs, startsAtMs: opts.startsAtMs ?? Infinity, perUserLimit: 10, holdTtlSeconds: 600 } : null),
     dbNow: opts.nowMs,
   } as unknown as ShowRules;
   return new RoomTicker(store, rules, { admitPerMinute: opts.rate, graceSeconds: (opts.graceMs ?? 60_000) / 1000, tickMs: 1000, failOpen: false, prefix: '', showRulesRefreshMs: 1000, controlMs: 0, minAdmitPerMinute: 0 },
-    () => opts.rate, async () => false);
+    () => opts.rate, async () => opts.soldOut?.() ?? false);
 }
 
 describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new MemoryQueueStore(clock)]] as const)('queue store (%s)', (_kind, makeStore) => {
@@ -188,6 +188,53 @@ describe.each([['redis', redisStore], ['memory', (clock?: () => number) => new M
     expect(await store.join(id, 'usr_1', entry(), OPEN)).toEqual(entries[1]);
     expect(await store.admit(id, 'usr_0', exp)).toEqual({ expiresAtS: exp }); // its new place has not lapsed
     expect((await store.state(id)).admitted).toBe(3);
+  });
+
+  // While the room admits at rate 0 a served buyer is told NOT_YET_ADMITTED (paused,
+  // sold out) or gets nothing new to do, so its grace period must not run out meanwhile.
+  it.each([
+    ['paused', { paused: true }, { paused: false }],
+    ['capped at 0', { cap: 0 }, { cap: null }],
+    ['sold out', 'soldOut', 'onSale'],
+  ] as const)('stops the grace period of served places while the room is %s, and runs the rest of it after', async (_why, hold, release) => {
+    let now = 1_000;
+    const store = await make(() => now);
+    const id = show();
+    for (let i = 0; i < 3; i++) await store.join(id, `usr_${i}`, entry(), OPEN);
+    let soldOut = false;
+    // The ticker's sell-out probe agrees with the sell-out set here.
+    const ticker = tickerFor(store, id, { opensAtMs: 0, nowMs: () => now, rate: 60, graceMs: 10_000, soldOut: () => soldOut });
+    const set = (c: typeof hold | typeof release) => {
+      if (typeof c !== 'string') return store.control(id, c);
+      soldOut = c === 'soldOut';
+      return store.setSoldOut(id, soldOut);
+    };
+    await ticker.tick(); // position 1 called at t=1s: 10 s of grace
+    now = 3_000;
+    await ticker.tick(); // 2 and 3 called at t=3s, 2 s later than 1
+    expect((await store.state(id)).serving).toBe(3);
+    await set(hold);
+    for (now = 5_000; now <= 65_000; now += 10_000) await ticker.tick(); // a minute held, six times the grace
+    await set(release);
+    now = 66_000;
+    await ticker.tick();
+    expect(await store.state(id)).toMatchObject({ lapsedThrough: 0, noShows: 0 });
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    expect(await store.admit(id, 'usr_0', exp)).toEqual({ expiresAtS: exp });
+    expect(await store.admit(id, 'usr_1', exp)).toEqual({ expiresAtS: exp });
+    await store.present(id, 1);
+    await store.present(id, 2);
+    // The held time does not count, the rest of the grace does: 1's 10 s ran out at 11 s of running time (t=73s), 3's at 75s.
+    now = 72_500;
+    await ticker.tick();
+    expect(await store.state(id)).toMatchObject({ lapsedThrough: 0, noShows: 0 });
+    now = 73_500;
+    await ticker.tick();
+    expect(await store.state(id)).toMatchObject({ lapsedThrough: 1, noShows: 0 });
+    now = 75_500;
+    await ticker.tick();
+    expect(await store.state(id)).toMatchObject({ lapsedThrough: 3, noShows: 1 }); // 3 never came
+    expect(await store.admit(id, 'usr_2', exp)).toBe('lapsed');
   });
 
   it('deletes a room a day after its show started', async () => {
