@@ -62,6 +62,7 @@ export async function openService(
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
     preparedStatements: config.preparedStatements,
+    bounds: config.dbBounds,
   }));
   // Every statement is counted by what sent it: `db` is the request path's; the
   // background gets its own origins (db.as), so /metrics tells them apart.
