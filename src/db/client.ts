@@ -133,6 +133,11 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
     // map reads) is cancelled by PostgreSQL past the request path's bound; transactions
     // set their own (txSettings). This is sent at connection start: no round trip.
     statement_timeout: bounds.statementMs,
+    // A transaction whose client vanished (destroyed here after a timeout, while the
+    // server never heard) would keep its row locks until the server's TCP keepalive
+    // gives up, hours later. Nothing of ours idles inside a transaction longer than
+    // one background statement's bound.
+    idle_in_transaction_session_timeout: bounds.backgroundStatementMs,
     // A peer gone without a word (a dropped route, a dead host) is found by the kernel
     // instead of holding an idle connection open for hours.
     keepAlive: true,

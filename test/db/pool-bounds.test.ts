@@ -42,15 +42,32 @@ async function alone(): Promise<boolean> {
   return r.rows[0]!.alone;
 }
 
+async function backend(): Promise<number> {
+  return (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+}
+
 async function settles(p: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
   const t0 = performance.now();
   const err = await p.then(() => null, (e: unknown) => e);
   return { err, ms: performance.now() - t0 };
 }
 
-describe('a database that stops answering', () => {
-  it('fails a statement within its bound, as 503 OVERLOADED, and the next one gets a sound connection', async () => {
+describe('the bounds PostgreSQL applies itself', () => {
+  it('cancels a statement past the request bound, and ends a transaction left idle past the background bound', async () => {
+    const r = await db.query<{ statement: string; idle: string }>(
+      "select current_setting('statement_timeout') as statement, current_setting('idle_in_transaction_session_timeout') as idle");
+    expect(r.rows[0]).toEqual({ statement: '300ms', idle: '300ms' });
+    const { err } = await settles(db.query('select pg_sleep(1)'));
+    expect((err as { code?: string }).code).toBe('57014');
+    expect((translateDbError(err) as DomainError).code).toBe('OVERLOADED');
+    // Cancelled by the server, the connection is sound and serves the next statement.
     expect(await alone()).toBe(true);
+  });
+});
+
+describe('a database that stops answering', () => {
+  it('fails a statement within its bound, as 503 OVERLOADED, and the next one gets another connection', async () => {
+    const before = await backend();
     await proxy.mode('blackhole');
     const { err, ms } = await settles(db.query('select 1'));
     expect(err).toBeInstanceOf(Error);
@@ -59,6 +76,8 @@ describe('a database that stops answering', () => {
     expect(translated).toBeInstanceOf(DomainError);
     expect((translated as DomainError).code).toBe('OVERLOADED');
     await proxy.mode('pass');
+    // The pool's only connection was the one whose statement got no answer: it is gone.
+    expect(await backend()).not.toBe(before);
     expect(await alone()).toBe(true);
   });
 
