@@ -92,9 +92,11 @@ describe('the seat database away', () => {
     }
     log.push(`pass: first hold after ${Math.round(performance.now() - back)} ms`);
     // Every connection of the pool in turn: none may be one whose statement timed out.
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, k) => timed(routes(40 + k)[k % 4]![1], 3000)));
+    // (Sign-in is left out: its scrypt, not the database, is what a burst of it waits on.)
+    const reads = (k: number) => routes(40 + k).filter(([name]) => name !== 'sign-in')[k % 3]!;
+    const answers = await Promise.all(Array.from({ length: 40 }, async (_, k) => ({ name: reads(k)[0], ...(await timed(reads(k)[1], 5000)) })));
     const bad = answers.filter(({ r }) => r === 'hung' || r.status >= 500);
-    expect(bad.map(({ r, ms }) => (r === 'hung' ? `no answer in ${ms} ms` : `${r.status} ${r.text}`))).toEqual([]);
+    expect(bad.map(({ name, r, ms }) => `${name}: ${r === 'hung' ? `no answer in ${ms} ms` : `${r.status} ${r.text}`}`)).toEqual([]);
   }, 30_000);
 
   it('refuses connections: 503 with Retry-After, never a 500; the waiting room answers without it', async () => {
@@ -119,6 +121,14 @@ describe('the seat database away', () => {
       if (name !== 'readyz') expect.soft(Number(r.headers['retry-after']), name).toBeGreaterThanOrEqual(1);
       expect.soft(ms, name).toBeLessThan(2000);
     }
+
+    // The scrape gives this process's metrics; the database's figures count as not read
+    // (the count is read before the figures are: it shows from the next scrape on).
+    await t.http.get('/metrics');
+    const scrape = await timed(() => t.http.get('/metrics'));
+    log.push(`refuse /metrics: ${scrape.r === 'hung' ? 'no answer' : scrape.r.status} in ${scrape.ms} ms`);
+    expect.soft(scrape.r !== 'hung' && scrape.r.status).toBe(200);
+    if (scrape.r !== 'hung') expect.soft(scrape.r.text).toMatch(/^boxoffice_db_figure_read_failures_total\{figure="boxoffice_bookings"\} [1-9]/m);
 
     for (const [k, s] of [roomShow, unseenShow].entries()) {
       const what = k === 0 ? 'rules cached' : 'rules not cached';
