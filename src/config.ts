@@ -20,6 +20,11 @@ export interface Config {
   poolSize: number;
   /** Statements with parameters go as named prepared statements (DB_PREPARED_STATEMENTS=0: unnamed, for poolers that cannot keep them). */
   preparedStatements: boolean;
+  /**
+   * How long PostgreSQL may keep a caller waiting (src/db/client.ts DbBounds): for a
+   * connection, for a request path statement, for a background transaction's statement.
+   */
+  dbBounds: { connectMs: number; statementMs: number; backgroundStatementMs: number };
   adminEmail: string | null;
   adminPassword: string | null;
   tokenSecret: string | null;
@@ -194,6 +199,18 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
   return Object.freeze({ initial, min, max, bookingMin });
 }
 
+/**
+ * The database's bounds. The request path's must leave a 503 inside the contract's
+ * 2 s when PostgreSQL stops answering: a connection wait plus one statement (and
+ * its 300 ms client margin) is what a hold can spend before it is refused.
+ */
+function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; statementMs: number; backgroundStatementMs: number } {
+  const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1000, 50);
+  const statementMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 1200, 50);
+  const backgroundStatementMs = int(env, 'DB_BACKGROUND_STATEMENT_TIMEOUT_MS', 10_000, statementMs);
+  return Object.freeze({ connectMs, statementMs, backgroundStatementMs });
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const adminEmail = env.BOXOFFICE_ADMIN_EMAIL || null;
   const adminPassword = env.BOXOFFICE_ADMIN_PASSWORD || null;
@@ -222,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisUrl: env.REDIS_URL || null,
     poolSize: int(env, 'DB_POOL_SIZE', 20, 1),
     preparedStatements: env.DB_PREPARED_STATEMENTS !== '0',
+    dbBounds: dbBounds(env),
     adminEmail,
     adminPassword,
     tokenSecret,

@@ -136,11 +136,19 @@ export class Metrics {
       },
     });
     // Figures that must hold across all instances come from the database at scrape time.
+    // While it does not answer, a figure keeps its last value and the failure is
+    // counted: the scrape still gives this process's own metrics, rather than failing whole.
+    const figureFailures = new Counter({
+      name: 'boxoffice_db_figure_read_failures_total',
+      help: 'Scrapes whose figures from the database (bookings, backlog, refunds, double sales) could not be read: those keep their last value (counted from the next scrape on)',
+      labelNames: ['figure'] as const, registers: [this.registry],
+    });
     const fromDb = (name: string, help: string, labelNames: string[], read: () => Promise<Figure[]>) =>
       new Gauge({
         name, help, labelNames, registers: [this.registry],
         async collect() {
-          const values = await read();
+          const values = await read().catch(() => null);
+          if (values === null) return void figureFailures.inc({ figure: name });
           this.reset();
           for (const f of values) this.set(f.labels, f.value);
         },

@@ -62,6 +62,7 @@ export async function openService(
     dataDir: config.databaseUrl ? null : path.join(config.dataDir, 'pglite'),
     poolSize: config.poolSize,
     preparedStatements: config.preparedStatements,
+    bounds: config.dbBounds,
   }));
   // Every statement is counted by what sent it: `db` is the request path's; the
   // background gets its own origins (db.as), so /metrics tells them apart.
@@ -107,6 +108,9 @@ export async function openService(
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
+  // A room's status and admissions must not need the seat database: rules this
+  // instance has not read are taken from the room's store (the ticker keeps them there).
+  showRules.fallBackTo((showId) => ctx.room.store.keptRule(showId));
   // Holds as slow as the room steers them to are no distress to the holds' limit.
   purchaseLimits.hold.latencyTarget = () => (ctx.room.controller?.view().set_point_ms ?? null);
   await ensureAdmin(ctx);

@@ -20,11 +20,18 @@ export async function createVenue(ctx: Context, input: { name: string; city: str
   return venue;
 }
 
+/**
+ * The catalog's bulk writes (a hall's seats, a show's seat rows, their statistics):
+ * a stadium's 60,000 rows take seconds, longer than the request path's statement
+ * bound (DB_STATEMENT_TIMEOUT_MS), so they run under the background's.
+ */
+const bulk = (ctx: Context) => ctx.db.as('catalog_writes');
+
 /** Creates a hall with all its seats (up to 100,000) in one transaction. */
 export async function createHall(ctx: Context, input: { venue_id: string; name: string; layout: Layout }) {
   const seats = expandLayout(input.layout);
   const hall = { id: newId('hall'), venue_id: input.venue_id, name: input.name, seat_count: seats.length };
-  await ctx.db.transaction(async (tx) => {
+  await bulk(ctx).transaction(async (tx) => {
     if (!(await catalog.venueExists(tx, input.venue_id))) {
       throw validationFailed('unknown venue', [{ path: '/venue_id', message: 'no venue with this id' }]);
     }
@@ -56,14 +63,15 @@ const ANALYZE_FROM_SEATS = 1000;
 export async function createShow(ctx: Context, input: ShowInput) {
   const settings: ShowSettings = { ...SHOW_DEFAULTS, ...input, sale_opens_at: input.sale_opens_at ?? null };
   const id = newId('show');
-  const seats = await ctx.db.transaction(async (tx) => {
+  const seats = await bulk(ctx).transaction(async (tx) => {
     await checkReferences(tx, settings);
     return shows.insertShow(tx, id, settings);
   });
   // The planner's picture of a large show, before its first hold (see analyzeShowSeats).
   // The show exists either way: statistics that could not be refreshed are a warning.
   if (seats >= ANALYZE_FROM_SEATS) {
-    await shows.analyzeShowSeats(ctx.db).catch((err: unknown) => {
+    // In a transaction: its statement bound is the bulk writes', not the request's.
+    await bulk(ctx).transaction((tx) => shows.analyzeShowSeats(tx)).catch((err: unknown) => {
       ctx.log.warn({ event: 'show.seats_not_analyzed', show_id: id, err }, 'show_seats could not be analyzed after the show was created');
     });
   }

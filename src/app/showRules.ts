@@ -38,8 +38,15 @@ export class ShowRules {
   /** The read in flight for each show, which any caller needing that show waits on. */
   private readonly reading = new Map<string, Promise<void>>();
   private failedAtMs = 0;
+  /** Where a show's last known rules are kept outside the seat database (the waiting room's store). */
+  private lastKnown: ((showId: string) => Promise<ShowRule | null>) | null = null;
 
   constructor(private readonly db: Queryable, readonly refreshMs: number) {}
+
+  /** Names where getOrStale finds a show's rules it has not in memory while the database does not answer. */
+  fallBackTo(lastKnown: (showId: string) => Promise<ShowRule | null>): void {
+    this.lastKnown = lastKnown;
+  }
 
   /** The database's time now, as this instance estimates it. */
   dbNow(): number {
@@ -63,17 +70,31 @@ export class ShowRules {
     return this.rules.get(showId)?.rule ?? null;
   }
 
-  /** Like get, but while the database does not answer, the last copy however old (queue status keeps answering). */
+  /**
+   * Like get, but while the database does not answer, the last copy however old (queue
+   * status keeps answering): this instance's, else the one kept outside the database
+   * (fallBackTo) for a show it has not in memory (a new instance, an evicted show).
+   */
   async getOrStale(showId: string): Promise<ShowRule | null> {
     const known = this.rules.get(showId);
     // The database failed a moment ago: answer from memory without waiting on it again.
-    if (known?.rule && Date.now() - this.failedAtMs < this.refreshMs) return known.rule;
+    if (Date.now() - this.failedAtMs < this.refreshMs) {
+      if (known?.rule) return known.rule;
+      const kept = await this.kept(showId);
+      if (kept) return kept;
+    }
     try {
       return await this.get(showId);
     } catch (err) {
       if (known?.rule) return known.rule;
+      const kept = await this.kept(showId);
+      if (kept) return kept;
       throw err;
     }
+  }
+
+  private async kept(showId: string): Promise<ShowRule | null> {
+    return this.lastKnown ? this.lastKnown(showId).catch(() => null) : null;
   }
 
   /** Forgets a show this instance just changed, so its next read is fresh. */

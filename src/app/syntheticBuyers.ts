@@ -15,7 +15,8 @@ export async function createSyntheticBuyers(
   ctx: Context, admin: Principal, input: { count: number; label: string },
 ): Promise<{ buyers: { user_id: string; token: string }[] }> {
   const ids = Array.from({ length: input.count }, () => newId('usr'));
-  await insertSyntheticUsers(ctx.db, ids, input.label);
+  // Up to 10,000 rows at once: a bulk write, under the background's statement bound (in a transaction), not the request's.
+  await ctx.db.as('synthetic_buyers').transaction((tx) => insertSyntheticUsers(tx, ids, input.label));
   const buyers = ids.map((user_id) => ({ user_id, token: ctx.tokens.issue({ userId: user_id, role: 'user' }) }));
   ctx.log.info({ event: 'synthetic_buyers.created', count: ids.length, label: input.label, by: admin.userId }, 'synthetic buyers created');
   return { buyers };

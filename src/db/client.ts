@@ -48,7 +48,43 @@ export interface Database extends Queryable {
 // Counts and money are int8 in SQL; they stay far below 2^53, so numbers are safe.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-const TX_SETTINGS = "set local lock_timeout = '2s'; set local statement_timeout = '10s'";
+/**
+ * How long the database may keep us waiting. A server that drops packets answers
+ * nothing at all: without a bound of our own, a request waited for the kernel's
+ * TCP timeout (minutes), and a full pool queued every other request behind it.
+ */
+export interface DbBounds {
+  /** Getting a connection: opening one, or waiting in the pool's queue for a free one. */
+  connectMs: number;
+  /** A request path statement: PostgreSQL cancels it (statement_timeout), and we stop waiting CLIENT_MARGIN_MS later. */
+  statementMs: number;
+  /** A background transaction's statements (sweeper, workers, seat feed): nobody waits on them. */
+  backgroundStatementMs: number;
+}
+
+export const DEFAULT_BOUNDS: Readonly<DbBounds> = Object.freeze({ connectMs: 1000, statementMs: 1200, backgroundStatementMs: 10_000 });
+
+/**
+ * The client gives up this long after PostgreSQL would have cancelled the statement:
+ * a slow statement is cancelled by the server first and its connection stays usable;
+ * only a server that does not answer at all reaches this bound, and then the
+ * connection is destroyed (its answer, if it ever comes, would go to the next user).
+ */
+const CLIENT_MARGIN_MS = 300;
+
+/** Origins whose transactions are the request path's (src/db/trips.ts names them); `startup` runs migrations, unbounded. */
+const REQUEST_ORIGINS = new Set(['request', 'payment_webhooks']);
+
+function txSettings(statementMs: number): string {
+  return `set local lock_timeout = '2s'; set local statement_timeout = ${statementMs}`;
+}
+const TX_SETTINGS = txSettings(10_000);
+
+/** The errors after which a connection may still have an answer on its way: it must not serve anyone again. */
+function connectionSuspect(err: unknown): boolean {
+  const message = (err as Error | null)?.message ?? '';
+  return message === 'Query read timeout' || message.startsWith('Connection terminated') || typeof (err as { errno?: unknown } | null)?.errno === 'number';
+}
 
 /**
  * A statement with parameters goes as a named prepared statement (named by its
@@ -58,23 +94,27 @@ const TX_SETTINGS = "set local lock_timeout = '2s'; set local statement_timeout 
  * cost PostgreSQL more than running them.
  */
 const names = new Map<string, string>();
-function prepared(text: string, params: readonly unknown[] | undefined, prepare: boolean): pg.QueryConfig | string {
-  if (!params || params.length === 0) return text;
-  if (!prepare) return { text, values: params as unknown[] };
+type Statement = pg.QueryConfig & { query_timeout?: number };
+
+function prepared(text: string, params: readonly unknown[] | undefined, prepare: boolean, timeoutMs: number): Statement {
+  // pg's query_timeout: 0 (startup's migrations) means none.
+  const bound = timeoutMs > 0 ? { query_timeout: timeoutMs } : {};
+  if (!params || params.length === 0) return { text, ...bound };
+  if (!prepare) return { text, values: params as unknown[], ...bound };
   let name = names.get(text);
   if (!name) names.set(text, (name = `bo_${createHash('sha1').update(text).digest('base64url')}`));
-  return { name, text, values: params as unknown[] };
+  return { name, text, values: params as unknown[], ...bound };
 }
 
-/** Statements through whatever runs them (the pool, one checked-out client, the connection aside). */
-function through(run: (q: pg.QueryConfig | string) => Promise<pg.QueryResult>, prepare: boolean): Queryable {
+/** Statements through whatever runs them (the pool, one checked-out client, the connection aside), each waited for at most timeoutMs. */
+function through(run: (q: Statement) => Promise<pg.QueryResult>, prepare: boolean, timeoutMs: number): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]) {
-      const r = await run(prepared(text, params, prepare));
+      const r = await run(prepared(text, params, prepare, timeoutMs));
       return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
     },
     async script(sql: string) {
-      await run(sql);
+      await run(prepared(sql, undefined, prepare, timeoutMs));
     },
   };
 }
@@ -84,19 +124,38 @@ function through(run: (q: pg.QueryConfig | string) => Promise<pg.QueryResult>, p
  * connection pooler that cannot keep a session's prepared statements (PgBouncer in
  * transaction mode before 1.21, or without max_prepared_statements).
  */
-export function connectPostgres(url: string, poolSize: number, prepare = true): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+export function connectPostgres(url: string, poolSize: number, prepare = true, bounds: Readonly<DbBounds> = DEFAULT_BOUNDS): Database {
+  const options: pg.PoolConfig = {
+    connectionString: url,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: bounds.connectMs,
+    // Every statement outside a transaction (the claim, the booking's statements, the
+    // map reads) is cancelled by PostgreSQL past the request path's bound; transactions
+    // set their own (txSettings). This is sent at connection start: no round trip.
+    statement_timeout: bounds.statementMs,
+    // A transaction whose client vanished (destroyed here after a timeout, while the
+    // server never heard) would keep its row locks until the server's TCP keepalive
+    // gives up, hours later. Nothing of ours idles inside a transaction longer than
+    // one background statement's bound.
+    idle_in_transaction_session_timeout: bounds.backgroundStatementMs,
+    // A peer gone without a word (a dropped route, a dead host) is found by the kernel
+    // instead of holding an idle connection open for hours.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const pool = new pg.Pool({ ...options, max: poolSize });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Opened on first use; one connection, so its reads queue only behind each other.
   let asidePool: pg.Pool | null = null;
+  const requestWaitMs = bounds.statementMs + CLIENT_MARGIN_MS;
   const aside = through((q) => {
     if (!asidePool) {
-      asidePool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000 });
+      asidePool = new pg.Pool({ ...options, max: 1 });
       asidePool.on('error', () => {});
     }
     return asidePool.query(q);
-  }, prepare);
+  }, prepare, requestWaitMs);
   const busy = new BusyClock();
   const takenAt = new WeakMap<pg.PoolClient, number>();
   pool.on('acquire', (client) => takenAt.set(client, busy.start()));
@@ -105,31 +164,41 @@ export function connectPostgres(url: string, poolSize: number, prepare = true): 
     if (at !== undefined) busy.stop(at);
     takenAt.delete(client);
   });
-  const db: Database = {
-    kind: 'postgres',
-    ...through((q) => pool.query(q), prepare),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      try {
-        await client.query(`begin; ${TX_SETTINGS}`);
-        const result = await fn(through((q) => client.query(q), prepare));
-        await client.query('commit');
-        return result;
-      } catch (err) {
-        await client.query('rollback').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
-    close: async () => {
-      await Promise.all([pool.end(), asidePool?.end()]);
-    },
-    as: () => db,
-    aside: () => aside,
+  // pool.query hands a client whose statement failed with a connection error back
+  // as broken (pg-pool destroys it); a transaction's client is ours to release.
+  const view = (origin: string): Database => {
+    const txMs = origin === 'startup' ? 0 : REQUEST_ORIGINS.has(origin) ? bounds.statementMs : bounds.backgroundStatementMs;
+    const txWaitMs = txMs === 0 ? 0 : txMs + CLIENT_MARGIN_MS;
+    const db: Database = {
+      kind: 'postgres',
+      ...through((q) => pool.query(q), prepare, origin === 'startup' ? 0 : requestWaitMs),
+      async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+        const client = await pool.connect();
+        let broken: unknown = null;
+        try {
+          await client.query(prepared(`begin; ${txSettings(txMs)}`, undefined, prepare, txWaitMs));
+          const result = await fn(through((q) => client.query(q), prepare, txWaitMs));
+          await client.query(prepared('commit', undefined, prepare, txWaitMs));
+          return result;
+        } catch (err) {
+          if (connectionSuspect(err)) broken = err;
+          // Bounded like any statement; a rollback that fails leaves the connection in doubt.
+          else await client.query(prepared('rollback', undefined, prepare, requestWaitMs)).catch((e: unknown) => { broken = e; });
+          throw err;
+        } finally {
+          client.release(broken instanceof Error ? broken : broken === null ? undefined : true);
+        }
+      },
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
+      close: async () => {
+        await Promise.all([pool.end(), asidePool?.end()]);
+      },
+      as: (other: string) => (other === origin ? db : view(other)),
+      aside: () => aside,
+    };
+    return db;
   };
-  return db;
+  return view('request');
 }
 
 export async function openPglite(dataDir: string | null): Promise<Database> {
@@ -195,6 +264,6 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   return embedded;
 }
 
-export async function openDatabase(opts: { url: string | null; dataDir: string | null; poolSize: number; preparedStatements?: boolean }): Promise<Database> {
-  return opts.url ? connectPostgres(opts.url, opts.poolSize, opts.preparedStatements ?? true) : openPglite(opts.dataDir);
+export async function openDatabase(opts: { url: string | null; dataDir: string | null; poolSize: number; preparedStatements?: boolean; bounds?: Readonly<DbBounds> }): Promise<Database> {
+  return opts.url ? connectPostgres(opts.url, opts.poolSize, opts.preparedStatements ?? true, opts.bounds) : openPglite(opts.dataDir);
 }

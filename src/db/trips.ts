@@ -29,7 +29,10 @@ export class TripLedger {
   }
 }
 
-/** A view of `base` that counts what goes through it under `origin`; `as(other)` gives the same pool counted under another origin. */
+/**
+ * A view of `base` that counts what goes through it under `origin`; `as(other)` gives
+ * the same pool counted under another origin, with that origin's bounds (base.as).
+ */
 export function metered(base: Database, ledger: TripLedger, origin: string): Database {
   const t = ledger.of(origin);
   const counted = (tx: Queryable): Queryable => ({
@@ -77,7 +80,7 @@ export function metered(base: Database, ledger: TripLedger, origin: string): Dat
     },
     poolStats: () => base.poolStats(),
     close: () => base.close(),
-    as: (other: string) => metered(base, ledger, other),
+    as: (other: string) => metered(base.as(other), ledger, other),
     aside: () => alone(base.aside()),
   };
 }

@@ -3,6 +3,7 @@
 // end before another starts, which makes every operation atomic.
 import { advanceCounter, effectiveRate, type Call } from './advance.js';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
+import type { ShowRule } from '../app/showRules.js';
 
 interface Room {
   opened: boolean;
@@ -40,6 +41,7 @@ export class MemoryQueueStore implements QueueStore {
   readonly kind = 'memory' as const;
   private readonly rooms_ = new Map<string, Room>();
   private readonly leases = new Map<string, number>();
+  private readonly keptRules = new Map<string, ShowRule>();
 
   /** `clock`: the store's own time for admission (tests pass a fake one). */
   constructor(private readonly clock: () => number = Date.now) {}
@@ -186,8 +188,18 @@ export class MemoryQueueStore implements QueueStore {
     this.room(showId).soldOut = soldOut;
   }
 
+  async keepRule(showId: string, rule: ShowRule): Promise<void> {
+    this.keptRules.set(showId, { ...rule });
+  }
+
+  async keptRule(showId: string): Promise<ShowRule | null> {
+    const kept = this.keptRules.get(showId);
+    return kept ? { ...kept } : null;
+  }
+
   async forget(showId: string): Promise<void> {
     this.rooms_.delete(showId);
+    this.keptRules.delete(showId);
   }
 
   async rooms(): Promise<string[]> {

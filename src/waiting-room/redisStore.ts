@@ -3,6 +3,7 @@
 // one show's keys on one cluster slot); the prefix separates deployments.
 import { Redis, type Result } from 'ioredis';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
+import type { ShowRule } from '../app/showRules.js';
 import { StoreUnavailable } from './store.js';
 
 // A dead connection fails at once (no offline queue); this bounds a Redis that
@@ -283,9 +284,20 @@ export class RedisQueueStore implements QueueStore {
     return this.run(async () => { await this.redis.hset(this.key(showId, 'meta'), 'sold_out', soldOut ? '1' : '0'); });
   }
 
+  keepRule(showId: string, rule: ShowRule): Promise<void> {
+    return this.run(async () => { await this.redis.set(this.key(showId, 'rule'), JSON.stringify(rule)); });
+  }
+
+  keptRule(showId: string): Promise<ShowRule | null> {
+    return this.run(async () => {
+      const kept = await this.redis.get(this.key(showId, 'rule'));
+      return kept === null ? null : (JSON.parse(kept) as ShowRule);
+    });
+  }
+
   forget(showId: string): Promise<void> {
     return this.run(async () => {
-      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'rates', 'lease:opening'];
+      const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'rates', 'lease:opening', 'rule'];
       await this.redis.del(...parts.map((p) => this.key(showId, p)));
       await this.redis.srem(`${this.prefix}:rooms`, showId);
     });

@@ -1,6 +1,7 @@
 // The queue store: one queue per show, shared by every instance (Redis) or kept
 // in this process (no REDIS_URL). Every operation is atomic in the store, so
 // positions stay unique however many instances and clients join at once.
+import type { ShowRule } from '../app/showRules.js';
 
 export interface RoomState {
   /** The pre-queue is closed: positions are given out (the sale has opened). */
@@ -89,6 +90,14 @@ export interface QueueStore {
   present(showId: string, position: number): Promise<void>;
   control(showId: string, c: { paused?: boolean; cap?: number | null }): Promise<void>;
   setSoldOut(showId: string, soldOut: boolean): Promise<void>;
+  /**
+   * Keeps the show's rules with its room, so that an instance which cannot read them
+   * from the seat database (down, and this show not in its memory) still serves the
+   * room's status and admissions.
+   */
+  keepRule(showId: string, rule: ShowRule): Promise<void>;
+  /** The rules kept with the show's room; null when none were. */
+  keptRule(showId: string): Promise<ShowRule | null>;
   /** Deletes the show's queue (its show is over). */
   forget(showId: string): Promise<void>;
   /** Shows with a queue. */

@@ -25,6 +25,8 @@ export class RoomTicker {
   private rooms: string[] = [];
   private roomsAtMs = 0;
   private readonly soldOutAtMs = new Map<string, number>();
+  /** The rules this instance last kept with each room (the store's copy), as JSON. */
+  private readonly keptRules = new Map<string, string>();
   private lastWarnedMs = 0;
   private readonly instanceId = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 
@@ -83,9 +85,16 @@ export class RoomTicker {
   private async tickRoom(showId: string): Promise<void> {
     const rule = await this.rules.getOrStale(showId);
     if (!rule?.waitingRoom) return;
+    const json = JSON.stringify(rule);
+    if (this.keptRules.get(showId) !== json) {
+      await this.store.keepRule(showId, rule);
+      if (this.keptRules.size > 10_000) this.keptRules.clear();
+      this.keptRules.set(showId, json);
+    }
     const nowMs = this.rules.dbNow();
     if (nowMs > rule.startsAtMs + KEEP_AFTER_START_MS) {
       await this.store.forget(showId);
+      this.keptRules.delete(showId);
       this.rooms = this.rooms.filter((id) => id !== showId);
       return;
     }

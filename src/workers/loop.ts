@@ -4,10 +4,15 @@
 // start to the next (a pass that takes longer is followed at once).
 export type Log = { warn: (o: object, m: string) => void };
 
+const WARN_EVERY_MS = 10_000;
+
 export class Loop {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
   private stopped = true;
+  /** Passes failed in a row, and when that was last logged. */
+  private failures = 0;
+  private warnedAtMs = 0;
 
   constructor(
     private readonly name: string,
@@ -33,10 +38,30 @@ export class Loop {
   /** One pass now; overlapping calls share the pass in progress. */
   runOnce(): Promise<void> {
     this.pass ??= this.task().then(
-      () => undefined,
-      (err: unknown) => this.log.warn({ err, task: this.name }, 'worker pass failed; the next pass retries'),
+      () => this.succeeded(),
+      (err: unknown) => this.failed(err),
     ).finally(() => { this.pass = null; });
     return this.pass;
+  }
+
+  /**
+   * A pass failing again and again (the database away: every pass, four times a
+   * second, in every loop) is logged once, then once per WARN_EVERY_MS with how many
+   * failed meanwhile, and once more when a pass succeeds again.
+   */
+  private failed(err: unknown): void {
+    this.failures++;
+    const now = Date.now();
+    if (now - this.warnedAtMs < WARN_EVERY_MS) return;
+    this.log.warn({ err, task: this.name, failed_passes: this.failures }, 'worker pass failed; the next pass retries');
+    this.warnedAtMs = now;
+  }
+
+  private succeeded(): void {
+    if (this.failures === 0) return;
+    this.log.warn({ task: this.name, failed_passes: this.failures }, 'worker passes succeed again');
+    this.failures = 0;
+    this.warnedAtMs = 0;
   }
 
   private schedule(delay: number): void {

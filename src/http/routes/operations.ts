@@ -6,6 +6,7 @@ import { requireRole } from '../auth.js';
 import { SCRAPE_REFUSED, scrapeAllowed } from '../metricsEndpoint.js';
 import { IdParams, problemResponse, roleRefusals } from '../schemas.js';
 import { showStats } from '../../app/showStats.js';
+import { databaseNotReady } from '../../app/readiness.js';
 
 export default async function operationRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   app.get('/healthz', {
@@ -26,13 +27,10 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
       },
     },
   }, async (req, reply) => {
-    try {
-      await ctx.db.query('select 1');
-      return { status: 'ready', database: ctx.db.kind };
-    } catch (err) {
-      req.log.warn({ err }, 'database not answering');
-      return sendProblem(reply, 'NOT_READY', 'the database does not answer');
-    }
+    const err = await databaseNotReady(ctx);
+    if (err === null) return { status: 'ready', database: ctx.db.kind };
+    req.log.warn({ err }, 'database not answering');
+    return sendProblem(reply, 'NOT_READY', 'the database does not answer');
   });
 
   // With METRICS_PORT the metrics live on their own listener (metricsEndpoint.ts): here they are a 404.
