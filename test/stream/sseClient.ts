@@ -24,9 +24,9 @@ export class SseConnection {
   private constructor(readonly status: number, readonly headers: http.IncomingHttpHeaders, readonly body: string, private readonly res: http.IncomingMessage | null) {}
 
   /** GET the stream; resolves once the status line arrived (and, for a non-200, the whole body). */
-  static open(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+  static open(baseUrl: string, path: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SseConnection> {
     return new Promise((resolve, reject) => {
-      const req = http.get(`${baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
+      const req = http.get(`${baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...headers }, agent: false, localAddress }, (res) => {
         if (res.statusCode !== 200) {
           let text = '';
           res.setEncoding('utf8').on('data', (s: string) => { text += s; }).on('end', () => resolve(new SseConnection(res.statusCode!, res.headers, text, null)));
@@ -102,11 +102,14 @@ export class SseConnection {
   }
 }
 
-/** Opens a stream, records the answer in the service's OpenAPI check, and fails on anything but 200 unless asked. */
-export async function openStream(t: TestService, showId: string, o: { section?: string; lastEventId?: string; query?: string; baseUrl?: string } = {}): Promise<SseConnection> {
+/**
+ * Opens a stream and records the answer in the service's OpenAPI check. `from`: the
+ * client's own address (another loopback address, 127.0.0.2…, is another client).
+ */
+export async function openStream(t: TestService, showId: string, o: { section?: string; lastEventId?: string; query?: string; baseUrl?: string; from?: string } = {}): Promise<SseConnection> {
   const q = o.query ?? (o.section ? `?section=${encodeURIComponent(o.section)}` : '');
   const path = `/v1/shows/${showId}/seats/stream${q}`;
-  const c = await SseConnection.open(o.baseUrl ?? t.baseUrl, path, o.lastEventId !== undefined ? { 'last-event-id': o.lastEventId } : {});
+  const c = await SseConnection.open(o.baseUrl ?? t.baseUrl, path, o.lastEventId !== undefined ? { 'last-event-id': o.lastEventId } : {}, o.from);
   const body = c.status === 200 ? undefined : (JSON.parse(c.body) as unknown);
   t.answers?.check('GET', path, { status: c.status, headers: c.headers, body, text: c.body });
   return c;
