@@ -83,6 +83,8 @@ export interface LiveMapSettings {
   maxPerAddress: number;
   /** A viewer whose unsent bytes exceed this (besides its snapshot) is dropped; it may resume. */
   maxQueuedBytes: number;
+  /** A viewer with bytes unsent that takes none of them for this long has stopped reading: it is dropped (checked at each heartbeat). */
+  stallMs: number;
 }
 
 export interface WaitingRoomSettings {
@@ -257,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxViewers: int(env, 'STREAM_MAX_VIEWERS', 20_000, 0),
       maxPerAddress: int(env, 'STREAM_MAX_PER_ADDRESS', 64, 1),
       maxQueuedBytes: int(env, 'STREAM_MAX_QUEUED_BYTES', 1 << 20, 1024),
+      stallMs: int(env, 'STREAM_STALL_MS', 30_000, 100),
     }),
   });
 }

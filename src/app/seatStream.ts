@@ -19,6 +19,12 @@ export interface StreamSink {
    * false when the viewer cannot take more (too slow, or gone).
    */
   write(events: Buffer): boolean;
+  /**
+   * Keeps an idle stream open: writes `heartbeat` (a comment) unless bytes are still
+   * waiting to be sent; false when the viewer has taken none of them for too long
+   * (it stopped reading).
+   */
+  beat(heartbeat: Buffer): boolean;
   /** Ends the stream (the connection closes). */
   end(): void;
 }
@@ -272,7 +278,7 @@ export class SeatStreams {
 
   private beat(): void {
     for (const set of this.byShow.values()) {
-      for (const v of set) if (!v.sink!.write(HEARTBEAT)) this.drop(v, 'slow');
+      for (const v of set) if (!v.sink!.beat(HEARTBEAT)) this.drop(v, 'slow');
     }
   }
 

@@ -48,7 +48,7 @@ export default async function seatStreamRoutes(app: FastifyInstance, { ctx }: { 
       throw err;
     }
     reply.hijack();
-    const sink = openEventStream(reply.raw, ctx.config.liveMap.maxQueuedBytes);
+    const sink = openEventStream(reply.raw, ctx.config.liveMap);
     reply.raw.once('close', () => stream.close());
     try {
       await stream.start(sink);
