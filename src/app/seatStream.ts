@@ -19,6 +19,8 @@ export interface StreamSink {
    * false when the viewer cannot take more (too slow, or gone).
    */
   write(events: Buffer): boolean;
+  /** Makes ready, off the event loop, what a big event will be sent as (a compressed snapshot); before write. */
+  prepare?(events: Buffer): Promise<void>;
   /**
    * Keeps an idle stream open: writes `heartbeat` (a comment) unless bytes are still
    * waiting to be sent; false when the viewer has taken none of them for too long
@@ -193,10 +195,15 @@ export class SeatStreams {
       const map = await this.seatMaps.get(v.showId).answer;
       if (v.closed) return;
       if (!map) return this.drop(v, 'gone');
+      const snapshot = this.snapshotEvent(v, map);
+      if (sink.prepare) {
+        await sink.prepare(snapshot);
+        if (v.closed) return;
+      }
       const buffer = this.feed.buffer(v.showId);
       const after = buffer?.last != null && buffer.last > map.version ? buffer.since(map.version) : [];
       if (after) {
-        if (!sink.write(this.snapshotEvent(v, map))) return this.drop(v, 'slow');
+        if (!sink.write(snapshot)) return this.drop(v, 'slow');
         v.last = map.version;
         return this.attach(v, after);
       }

@@ -16,6 +16,7 @@
 // the kernel took are out of reach: they count as sent.)
 import type { ServerResponse } from 'node:http';
 import type { StreamSink } from '../app/seatStream.js';
+import { GZIP_HEADER, gzipAhead, gzipped } from './sseGzip.js';
 
 const CRLF = Buffer.from('\r\n');
 
@@ -39,13 +40,16 @@ export function chunkOf(event: Buffer): Buffer {
   return chunk;
 }
 
-export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: number; stallMs: number }): StreamSink {
+/** `gzip`: the client accepts it (Accept-Encoding); a stadium's snapshot is then about a seventeenth of its size. */
+export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: number; stallMs: number }, gzip = false): StreamSink {
   const { maxQueuedBytes, stallMs } = bounds;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     // Proxies that buffer answers (nginx) would hold deltas back.
     'x-accel-buffering': 'no',
+    vary: 'accept-encoding',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   });
   res.flushHeaders();
   // Framed writes straight to the socket only where node:http frames chunks and the
@@ -67,6 +71,11 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
   let movedAt = Date.now();
 
   const unsent = () => waitingBytes + res.writableLength;
+  /** What goes on the wire for an event: compressed or not, then framed as a chunk or not. */
+  const wire = (event: Buffer) => {
+    const coded = gzip ? gzipped(event) : event;
+    return framed ? chunkOf(coded) : coded;
+  };
   const put = (bytes: Buffer) => (framed ? socket.write(bytes, handOver) : res.write(bytes, handOver));
   /** Hands the waiting bytes over, a piece at a time, whenever the socket has taken what it had. */
   function handOver(): void {
@@ -95,10 +104,14 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
     }
   }
 
+  if (gzip) send(framed ? chunkOf(GZIP_HEADER) : GZIP_HEADER);
   return {
+    prepare(event) {
+      return gzip ? gzipAhead(event) : Promise.resolve();
+    },
     write(event) {
       if (gone()) return false;
-      send(framed ? chunkOf(event) : event);
+      send(wire(event));
       if (allowanceEnd === 0 && event.length > maxQueuedBytes) allowanceEnd = written;
       // The unsent bytes are the last ones written: those after the allowed event count.
       return Math.min(unsent(), written - allowanceEnd) <= maxQueuedBytes;
@@ -113,7 +126,7 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
         movedAt = now;
       } else if (now - movedAt >= stallMs) return false;
       // Bytes still on their way keep the connection busy: no heartbeat behind them.
-      if (left === 0) send(framed ? chunkOf(heartbeat) : heartbeat);
+      if (left === 0) send(wire(heartbeat));
       return true;
     },
     end() {

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Context } from '../../app/context.js';
 import { IdParams, problemResponse } from '../schemas.js';
 import { openEventStream } from '../sse.js';
+import { acceptsGzip } from '../contentCoding.js';
 import { clientOf } from '../rateLimitHooks.js';
 import { DomainError } from '../../domain/errors.js';
 
@@ -17,7 +18,7 @@ const DESCRIPTION = [
   'Server-Sent Events. The stream starts with `retry: <ms>`, then `event: snapshot` whose data is the seat map (as `GET /v1/shows/{id}/seats`, '
     + 'only the section\'s seats with `?section=`) and whose `id` is its version; then `event: delta` with data `{version, changes: [{seat, status}]}` '
     + 'and `id: <version>`, one per published change of the show (versions consecutive without `?section=`), a few times a second.',
-  'A comment line (`: heartbeat`) comes at least every 15 s. Reconnect with `Last-Event-ID` to get the deltas missed, or a fresh snapshot when they are no longer kept. '
+  'With `Accept-Encoding: gzip` the stream is gzip (`Content-Encoding: gzip`), flushed after every event. A comment line (`: heartbeat`) comes at least every 15 s. Reconnect with `Last-Event-ID` to get the deltas missed, or a fresh snapshot when they are no longer kept. '
     + 'A viewer that does not read fast enough is disconnected and may resume the same way.',
   'Bounded: at most `STREAM_MAX_PER_ADDRESS` open streams per client address, and a total per instance; beyond either, 503 `OVERLOADED` with `Retry-After` (and the connection closed).',
 ].join('\n\n');
@@ -48,7 +49,7 @@ export default async function seatStreamRoutes(app: FastifyInstance, { ctx }: { 
       throw err;
     }
     reply.hijack();
-    const sink = openEventStream(reply.raw, ctx.config.liveMap);
+    const sink = openEventStream(reply.raw, ctx.config.liveMap, acceptsGzip(req.headers['accept-encoding']));
     reply.raw.once('close', () => stream.close());
     try {
       await stream.start(sink);
