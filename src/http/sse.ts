@@ -59,9 +59,11 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
   const framed = socket !== null && res.chunkedEncoding && res.writableLength === 0;
   const gone = () => res.destroyed || res.writableEnded || (framed && socket.destroyed);
 
-  /** Bytes waiting for the socket to take its current write, in order. */
+  /** Bytes waiting for the socket to take the write in flight, in order. */
   let waiting: Buffer[] = [];
   let waitingBytes = 0;
+  /** Writes handed over whose callback has not run: the socket (or res, before it has one) holds them. */
+  let inFlight = 0;
   /** Bytes written so far (handed over or waiting). */
   let written = 0;
   /** `written` at the end of the first event larger than the bound: it may sit unsent whole. */
@@ -76,7 +78,15 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
     const coded = gzip ? gzipped(event) : event;
     return framed ? chunkOf(coded) : coded;
   };
-  const put = (bytes: Buffer) => (framed ? socket.write(bytes, handOver) : res.write(bytes, handOver));
+  const put = (bytes: Buffer) => {
+    inFlight++;
+    if (framed) socket.write(bytes, taken);
+    else res.write(bytes, taken);
+  };
+  function taken(): void {
+    inFlight--;
+    handOver();
+  }
   /** Hands the waiting bytes over, a piece at a time, whenever the socket has taken what it had. */
   function handOver(): void {
     if (gone()) {
@@ -84,7 +94,7 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
       waitingBytes = 0;
       return;
     }
-    while (waiting.length > 0 && res.writableLength === 0) {
+    while (waiting.length > 0 && inFlight === 0) {
       let bytes = waiting[0]!;
       if (bytes.length > PIECE) {
         waiting[0] = bytes.subarray(PIECE);
@@ -96,7 +106,7 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
   }
   function send(bytes: Buffer): void {
     written += bytes.length;
-    if (waiting.length === 0 && res.writableLength === 0 && bytes.length <= PIECE) put(bytes);
+    if (waiting.length === 0 && inFlight === 0 && bytes.length <= PIECE) put(bytes);
     else {
       waiting.push(bytes);
       waitingBytes += bytes.length;
@@ -119,10 +129,10 @@ export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: n
     beat(heartbeat) {
       if (gone()) return false;
       const left = unsent();
-      const taken = written - left;
+      const out = written - left;
       const now = Date.now();
-      if (left === 0 || taken !== takenAtBeat) {
-        takenAtBeat = taken;
+      if (left === 0 || out !== takenAtBeat) {
+        takenAtBeat = out;
         movedAt = now;
       } else if (now - movedAt >= stallMs) return false;
       // Bytes still on their way keep the connection busy: no heartbeat behind them.
