@@ -79,10 +79,17 @@ export interface LiveMapSettings {
   heartbeatMs: number;
   /** The `retry:` the stream asks a disconnected client to wait before reconnecting. */
   retryMs: number;
-  /** Open streams per instance; beyond, 503 OVERLOADED with Retry-After. */
+  /**
+   * Open streams per instance; beyond, 503 OVERLOADED with Retry-After. The service
+   * takes fewer when its open file limit is lower (src/live/streamCapacity.ts).
+   */
   maxViewers: number;
+  /** Open streams per client address (`req.ip`; RATE_LIMIT_EXEMPT addresses are not counted); beyond, 503 OVERLOADED. */
+  maxPerAddress: number;
   /** A viewer whose unsent bytes exceed this (besides its snapshot) is dropped; it may resume. */
   maxQueuedBytes: number;
+  /** A viewer with bytes unsent that takes none of them for this long has stopped reading: it is dropped (checked at each heartbeat). */
+  stallMs: number;
 }
 
 export interface WaitingRoomSettings {
@@ -283,7 +290,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       heartbeatMs: int(env, 'STREAM_HEARTBEAT_MS', 10_000, 10),
       retryMs: int(env, 'STREAM_RETRY_MS', 2000, 0),
       maxViewers: int(env, 'STREAM_MAX_VIEWERS', 20_000, 0),
+      maxPerAddress: int(env, 'STREAM_MAX_PER_ADDRESS', 64, 1),
       maxQueuedBytes: int(env, 'STREAM_MAX_QUEUED_BYTES', 1 << 20, 1024),
+      stallMs: int(env, 'STREAM_STALL_MS', 30_000, 100),
     }),
   });
 }

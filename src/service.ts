@@ -15,6 +15,8 @@ import { SeatMaps } from './app/seatMaps.js';
 import { SeatStreams } from './app/seatStream.js';
 import { SeatFeed } from './live/seatFeed.js';
 import { LiveMetrics } from './live/liveMetrics.js';
+import { streamCapacity, type OpenFileLimit } from './live/streamCapacity.js';
+import { readOpenFileLimit } from './live/openFileLimit.js';
 import { ensureAdmin } from './app/accounts.js';
 import type { Context } from './app/context.js';
 import { buildApp } from './http/app.js';
@@ -55,7 +57,11 @@ export function paymentProvider(config: Readonly<Config>): PaymentProvider {
 
 export async function openService(
   config: Readonly<Config>,
-  opts: { db?: Database; logger?: boolean | object | Logger; log?: (msg: string) => void; payments?: PaymentProvider } = {},
+  opts: {
+    db?: Database; logger?: boolean | object | Logger; log?: (msg: string) => void; payments?: PaymentProvider;
+    /** The open file limit to size the streams by (tests); by default the process's own. */
+    openFiles?: OpenFileLimit;
+  } = {},
 ): Promise<Service> {
   const base = opts.db ?? (await openDatabase({
     url: config.databaseUrl,
@@ -86,7 +92,13 @@ export async function openService(
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
   const seatFeed = new SeatFeed(db.as('seat_feed'), config.liveMap, liveMetrics, log);
   const seatMaps = new SeatMaps(db, halls, config.seatMapCacheMs);
-  streams = new SeatStreams(seatFeed, seatMaps, halls, config.liveMap, liveMetrics);
+  // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
+  const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: opts.openFiles ?? readOpenFileLimit(), poolSize: config.poolSize });
+  log.info({
+    open_files: capacity.assumed ? null : capacity.openFiles, open_files_assumed: capacity.assumed ? capacity.openFiles : undefined,
+    reserved_files: capacity.reserve, stream_max_viewers: capacity.viewers, stream_max_per_address: config.liveMap.maxPerAddress,
+  }, 'seat map streams bounded by the open file limit');
+  streams = new SeatStreams(seatFeed, seatMaps, halls, { ...config.liveMap, maxViewers: capacity.viewers }, liveMetrics);
   const ctx: Context = {
     config,
     db,

@@ -17,7 +17,7 @@ const brotli = promisify(zlib.brotliCompress);
  * (6: the same size in twice the time). Paid once per cache refresh, not per request.
  */
 const BROTLI_QUALITY = 5;
-const GZIP_LEVEL = 4;
+export const GZIP_LEVEL = 4;
 /** Below this a body goes out as it is: the saving would not pay for the work. */
 export const MIN_COMPRESSED_BYTES = 256;
 

@@ -1,7 +1,8 @@
 // The live seat map stream (Server-Sent Events): a snapshot first, then deltas;
 // a Last-Event-ID within the show's buffer resumes with deltas, anything else gets
-// a fresh snapshot. Viewers are bounded per instance; one that cannot keep up is
-// dropped (it resumes). Transport-free: the route hands in a sink that writes bytes.
+// a fresh snapshot. Viewers are bounded per instance and per client address; one
+// that cannot keep up is dropped (it resumes). Transport-free: the route hands in a
+// sink that writes bytes.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LiveMapSettings } from '../config.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
@@ -18,6 +19,14 @@ export interface StreamSink {
    * false when the viewer cannot take more (too slow, or gone).
    */
   write(events: Buffer): boolean;
+  /** Makes ready, off the event loop, what a big event will be sent as (a compressed snapshot); before write. */
+  prepare?(events: Buffer): Promise<void>;
+  /**
+   * Keeps an idle stream open: writes `heartbeat` (a comment) unless bytes are still
+   * waiting to be sent; false when the viewer has taken none of them for too long
+   * (it stopped reading).
+   */
+  beat(heartbeat: Buffer): boolean;
   /** Ends the stream (the connection closes). */
   end(): void;
 }
@@ -28,9 +37,17 @@ interface Viewer {
   /** The section's seats, when the viewer asked for one section. */
   inSection: Set<string> | null;
   sink: StreamSink | null;
+  /** The client address the viewer counts against (null: not counted, e.g. exempt). */
+  address: string | null;
   /** The show version the viewer's map is at. */
   last: number;
   closed: boolean;
+}
+
+/** Who opens a stream: its address (`req.ip`), and whether it is exempt from the per-address bound. */
+export interface StreamClient {
+  address: string;
+  exempt: boolean;
 }
 
 /** What a stream's connection needs once it has been accepted. */
@@ -70,7 +87,11 @@ function sectionsOf(layout: HallLayout): Map<string, Set<string>> {
 
 export class SeatStreams {
   private readonly byShow = new Map<string, Set<Viewer>>();
-  private viewers = 0;
+  /** Every viewer accepted and not yet closed, attached to its show or still starting. */
+  private readonly accepted = new Set<Viewer>();
+  private stopped = false;
+  /** Open streams by client address; an address leaves the map with its last stream. */
+  private readonly perAddress = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
   /** Event bytes, built once per delta and section ('' for the whole show): null when the section is untouched. */
   private readonly deltaEvents = new WeakMap<Delta, Map<string, Buffer | null>>();
@@ -94,11 +115,20 @@ export class SeatStreams {
   }
 
   get viewerCount(): number {
-    return this.viewers;
+    return this.accepted.size;
   }
 
-  /** Accepts a viewer of a show (404 unknown show, 400 unknown section, 503 past the bound), before any byte is sent. */
-  async open(o: { showId: string; section?: string; lastEventId?: string }): Promise<SeatStream> {
+  /** Client addresses with at least one counted stream open. */
+  get addressesCounted(): number {
+    return this.perAddress.size;
+  }
+
+  /**
+   * Accepts a viewer of a show (404 unknown show, 400 unknown section, 503 past the
+   * instance's or the client's bound), before any byte is sent. Without `client`
+   * (in-process callers) only the instance's bound applies.
+   */
+  async open(o: { showId: string; section?: string; lastEventId?: string; client?: StreamClient }): Promise<SeatStream> {
     const layout = await this.halls.forShow(o.showId);
     if (!layout) throw notFound('show');
     const section = o.section ?? null;
@@ -106,24 +136,34 @@ export class SeatStreams {
     if (inSection === undefined) {
       throw validationFailed(`the show's hall has no section "${section}"`, [{ path: 'querystring:/section', message: 'no such section in this hall' }]);
     }
-    if (this.viewers >= this.settings.maxViewers) {
+    if (this.stopped) throw new DomainError('NOT_READY', 'this instance is shutting down; open the stream again (on another instance)');
+    if (this.accepted.size >= this.settings.maxViewers) {
       this.metrics.refused.inc();
       throw new DomainError('OVERLOADED', `this instance has its maximum of ${this.settings.maxViewers} seat map viewers; try again shortly (or another instance)`, { retry_after: 5 });
     }
-    this.viewers++;
-    const v: Viewer = { showId: o.showId, section, inSection, sink: null, last: -1, closed: false };
+    const address = o.client && !o.client.exempt ? o.client.address : null;
+    const fromAddress = address === null ? 0 : (this.perAddress.get(address) ?? 0);
+    if (fromAddress >= this.settings.maxPerAddress) {
+      this.metrics.refusedPerAddress.inc();
+      throw new DomainError('OVERLOADED', `this address has its maximum of ${this.settings.maxPerAddress} open seat map streams; close one, or try again shortly`, { retry_after: 5 });
+    }
+    if (address !== null) this.perAddress.set(address, fromAddress + 1);
+    const v: Viewer = { showId: o.showId, section, inSection, sink: null, address, last: -1, closed: false };
+    this.accepted.add(v);
     return {
       start: (sink) => this.start(v, sink, o.lastEventId),
       close: () => this.close(v),
     };
   }
 
-  /** Ends every stream (shutdown). */
+  /** Ends every stream, those still starting too (a resync, or shutdown). */
   endAll(reason: 'resync' | 'shutdown'): void {
-    for (const set of this.byShow.values()) for (const v of set) this.drop(v, reason);
+    for (const v of [...this.accepted]) this.drop(v, reason);
   }
 
+  /** Ends every stream and refuses new ones (shutdown): an open stream would keep the server from closing. */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.heartbeat);
     this.unlisten();
     this.endAll('shutdown');
@@ -131,6 +171,8 @@ export class SeatStreams {
 
   private async start(v: Viewer, sink: StreamSink, lastEventId: string | undefined): Promise<void> {
     v.sink = sink;
+    // Ended before its connection was ready (shutdown, a resync): it ends now.
+    if (v.closed) return sink.end();
     if (!sink.write(this.retry)) return this.drop(v, 'slow');
     const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : null;
     if (resumeFrom !== null) {
@@ -153,10 +195,15 @@ export class SeatStreams {
       const map = await this.seatMaps.get(v.showId).answer;
       if (v.closed) return;
       if (!map) return this.drop(v, 'gone');
+      const snapshot = this.snapshotEvent(v, map);
+      if (sink.prepare) {
+        await sink.prepare(snapshot);
+        if (v.closed) return;
+      }
       const buffer = this.feed.buffer(v.showId);
       const after = buffer?.last != null && buffer.last > map.version ? buffer.since(map.version) : [];
       if (after) {
-        if (!sink.write(this.snapshotEvent(v, map))) return this.drop(v, 'slow');
+        if (!sink.write(snapshot)) return this.drop(v, 'slow');
         v.last = map.version;
         return this.attach(v, after);
       }
@@ -238,7 +285,7 @@ export class SeatStreams {
 
   private beat(): void {
     for (const set of this.byShow.values()) {
-      for (const v of set) if (!v.sink!.write(HEARTBEAT)) this.drop(v, 'slow');
+      for (const v of set) if (!v.sink!.beat(HEARTBEAT)) this.drop(v, 'slow');
     }
   }
 
@@ -281,7 +328,12 @@ export class SeatStreams {
   private close(v: Viewer): void {
     if (v.closed) return;
     v.closed = true;
-    this.viewers--;
+    this.accepted.delete(v);
+    if (v.address !== null) {
+      const left = this.perAddress.get(v.address)! - 1;
+      if (left > 0) this.perAddress.set(v.address, left);
+      else this.perAddress.delete(v.address);
+    }
     const set = this.byShow.get(v.showId);
     if (set?.delete(v) && set.size === 0) this.byShow.delete(v.showId);
   }

@@ -40,6 +40,14 @@ export function chooseCoding(acceptEncoding: string | string[] | undefined): Con
   return coding;
 }
 
+/** gzip when the header accepts it and does not prefer identity; else identity (the seat map stream offers only gzip: ./sseGzip.ts). */
+export function acceptsGzip(acceptEncoding: string | string[] | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  const q = qValues(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding);
+  const gzip = q.get('gzip') ?? q.get('*') ?? 0;
+  return gzip > 0 && gzip >= (q.get('identity') ?? 0);
+}
+
 function fromHeader(header: string): ContentCoding {
   const q = qValues(header);
   const star = q.get('*');

@@ -8,6 +8,7 @@ export class LiveMetrics {
   readonly deltasSent: Counter;
   readonly dropped: Counter<'reason'>;
   readonly refused: Counter;
+  readonly refusedPerAddress: Counter;
 
   constructor(registry: Registry, viewers: () => number) {
     const registers = [registry];
@@ -22,6 +23,7 @@ export class LiveMetrics {
     this.deltasSent = new Counter({ name: 'boxoffice_seat_stream_deltas_sent_total', help: 'Delta events written to seat map streams', registers });
     this.dropped = new Counter({ name: 'boxoffice_seat_stream_dropped_total', help: 'Seat map streams this instance ended, by reason (slow: the viewer did not read fast enough; resync; shutdown)', labelNames: ['reason'] as const, registers });
     this.refused = new Counter({ name: 'boxoffice_seat_stream_refused_total', help: 'Seat map streams refused with 503 OVERLOADED: the instance had its maximum of viewers', registers });
+    this.refusedPerAddress = new Counter({ name: 'boxoffice_seat_stream_refused_per_address_total', help: 'Seat map streams refused with 503 OVERLOADED: the client address had its maximum of open streams (STREAM_MAX_PER_ADDRESS)', registers });
     new Gauge({ name: 'boxoffice_seat_stream_viewers', help: 'Open seat map streams on this instance', registers, collect() { this.set(viewers()); } });
   }
 }

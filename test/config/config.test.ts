@@ -49,3 +49,11 @@ describe('loadConfig: the purchase path limit', () => {
     expect(() => loadConfig({ PURCHASE_CONCURRENCY_MAX: '30' })).toThrow(/PURCHASE_CONCURRENCY/);
   });
 });
+
+describe('loadConfig: the seat map streams per client address', () => {
+  it('takes 64 by default, a positive integer from STREAM_MAX_PER_ADDRESS, and refuses anything else', () => {
+    expect(loadConfig({}).liveMap.maxPerAddress).toBe(64);
+    expect(loadConfig({ STREAM_MAX_PER_ADDRESS: '8' }).liveMap.maxPerAddress).toBe(8);
+    for (const bad of ['0', '-1', '2.5', 'many']) expect(() => loadConfig({ STREAM_MAX_PER_ADDRESS: bad }), bad).toThrow(/STREAM_MAX_PER_ADDRESS/);
+  });
+});

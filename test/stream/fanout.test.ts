@@ -48,6 +48,7 @@ function recorder(): StreamSink & { ids: number[] } {
       for (const m of events.toString('utf8').matchAll(/^id: (\d+)\nevent: delta$/gm)) ids.push(Number(m[1]));
       return true;
     },
+    beat: () => true,
     end() {},
   };
 }

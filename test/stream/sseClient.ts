@@ -2,6 +2,8 @@
 // and `retry:`, keeps what came with arrival times, and follows one show's map
 // from the snapshot and deltas (checking delta versions as they come).
 import http from 'node:http';
+import zlib from 'node:zlib';
+import { StringDecoder } from 'node:string_decoder';
 import type { TestService } from '../support/service.js';
 
 export interface SseEvent {
@@ -18,15 +20,17 @@ export class SseConnection {
   readonly comments: { text: string; at: number }[] = [];
   retry: number | null = null;
   ended = false;
+  /** The body's bytes as they came over the wire (compressed, when the stream is). */
+  wireBytes = 0;
   private waiters: (() => void)[] = [];
   private req: http.ClientRequest | null = null;
 
   private constructor(readonly status: number, readonly headers: http.IncomingHttpHeaders, readonly body: string, private readonly res: http.IncomingMessage | null) {}
 
   /** GET the stream; resolves once the status line arrived (and, for a non-200, the whole body). */
-  static open(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+  static open(baseUrl: string, path: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SseConnection> {
     return new Promise((resolve, reject) => {
-      const req = http.get(`${baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
+      const req = http.get(`${baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...headers }, agent: false, localAddress }, (res) => {
         if (res.statusCode !== 200) {
           let text = '';
           res.setEncoding('utf8').on('data', (s: string) => { text += s; }).on('end', () => resolve(new SseConnection(res.statusCode!, res.headers, text, null)));
@@ -43,19 +47,32 @@ export class SseConnection {
 
   private follow(res: http.IncomingMessage): void {
     let buf = '';
-    res.setEncoding('utf8');
-    res.on('data', (s: string) => {
-      buf += s;
+    // Where the search for the end of an event resumes: a snapshot of megabytes comes in many pieces.
+    let scanned = 0;
+    const decoder = new StringDecoder('utf8');
+    const text = (b: Buffer) => {
+      buf += decoder.write(b);
       let end: number;
-      while ((end = buf.indexOf('\n\n')) >= 0) {
+      while ((end = buf.indexOf('\n\n', scanned)) >= 0) {
         const block = buf.slice(0, end);
         buf = buf.slice(end + 2);
+        scanned = 0;
         this.parse(block);
       }
+      scanned = Math.max(0, buf.length - 1);
       this.wake();
-    });
+    };
     const done = () => { this.ended = true; this.wake(); };
-    res.on('end', done).on('close', done).on('error', done);
+    const gzip = res.headers['content-encoding'] === 'gzip';
+    res.on('data', (b: Buffer) => {
+      this.wireBytes += b.length;
+      if (!gzip) text(b);
+    });
+    if (gzip) {
+      // Decoded as a browser does, as it comes; it ends without the gzip trailer (the connection closes).
+      const body = res.pipe(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+      body.on('data', text).on('end', done).on('close', done).on('error', done);
+    } else res.on('end', done).on('close', done).on('error', done);
   }
 
   private parse(block: string): void {
@@ -102,11 +119,18 @@ export class SseConnection {
   }
 }
 
-/** Opens a stream, records the answer in the service's OpenAPI check, and fails on anything but 200 unless asked. */
-export async function openStream(t: TestService, showId: string, o: { section?: string; lastEventId?: string; query?: string; baseUrl?: string } = {}): Promise<SseConnection> {
+/**
+ * Opens a stream and records the answer in the service's OpenAPI check. `from`: the
+ * client's own address (another loopback address, 127.0.0.2…, is another client).
+ */
+export async function openStream(
+  t: TestService, showId: string,
+  o: { section?: string; lastEventId?: string; query?: string; baseUrl?: string; from?: string; headers?: Record<string, string> } = {},
+): Promise<SseConnection> {
   const q = o.query ?? (o.section ? `?section=${encodeURIComponent(o.section)}` : '');
   const path = `/v1/shows/${showId}/seats/stream${q}`;
-  const c = await SseConnection.open(o.baseUrl ?? t.baseUrl, path, o.lastEventId !== undefined ? { 'last-event-id': o.lastEventId } : {});
+  const headers = { ...o.headers, ...(o.lastEventId !== undefined ? { 'last-event-id': o.lastEventId } : {}) };
+  const c = await SseConnection.open(o.baseUrl ?? t.baseUrl, path, headers, o.from);
   const body = c.status === 200 ? undefined : (JSON.parse(c.body) as unknown);
   t.answers?.check('GET', path, { status: c.status, headers: c.headers, body, text: c.body });
   return c;

@@ -215,6 +215,7 @@ describe('the seat map stream', () => {
     // A sink whose queue is full once a delta comes: what src/http/sse.ts reports for a viewer that stopped reading.
     const sink = {
       write: (events: Buffer) => { const text = events.toString('utf8'); written.push(text); return !text.includes('event: delta'); },
+      beat: () => true,
       end: () => { ended = true; },
     };
     const slow = await t.service.ctx.seatStreams.open({ showId });

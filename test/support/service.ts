@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openService, type Service } from '../../src/service.js';
 import { openPglite } from '../../src/db/client.js';
+import type { OpenFileLimit } from '../../src/live/streamCapacity.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { HttpClient, observeAnswers } from './http.js';
 import { AnswerCheck } from './openapiCheck.js';
@@ -24,7 +25,11 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean; logger?: object; openapiCheck?: boolean } = {},
+  opts: {
+    pglite?: boolean; config?: Partial<Config>; sweeper?: boolean; payments?: SimulatorOptions; workers?: boolean; logger?: object; openapiCheck?: boolean;
+    /** The open file limit the service derives its stream total from, instead of the process's own. */
+    openFiles?: OpenFileLimit;
+  } = {},
 ): Promise<TestService> {
   let simulator: Simulator | null = null;
   let simulatorUrl: string | null = null;
@@ -60,7 +65,7 @@ export async function startTestService(
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;
-  const service = await openService(config, { db, logger: opts.logger });
+  const service = await openService(config, { db, logger: opts.logger, openFiles: opts.openFiles });
   if (opts.sweeper !== false) service.sweeper.start();
   if (opts.workers ?? Boolean(opts.payments)) service.workers.start();
   await service.app.listen({ host: '127.0.0.1', port: 0 });
