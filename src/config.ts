@@ -24,7 +24,7 @@ export interface Config {
    * How long PostgreSQL may keep a caller waiting (src/db/client.ts DbBounds): for a
    * connection, for a request path statement, for a background transaction's statement.
    */
-  dbBounds: { connectMs: number; statementMs: number; backgroundStatementMs: number };
+  dbBounds: { connectMs: number; queueMs: number; statementMs: number; backgroundStatementMs: number };
   adminEmail: string | null;
   adminPassword: string | null;
   tokenSecret: string | null;
@@ -211,11 +211,12 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
  * 2 s when PostgreSQL stops answering: a connection wait plus one statement (and
  * its 300 ms client margin) is what a hold can spend before it is refused.
  */
-function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; statementMs: number; backgroundStatementMs: number } {
+function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; queueMs: number; statementMs: number; backgroundStatementMs: number } {
   const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1000, 50);
+  const queueMs = int(env, 'DB_POOL_WAIT_MS', 5000, connectMs);
   const statementMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 1200, 50);
   const backgroundStatementMs = int(env, 'DB_BACKGROUND_STATEMENT_TIMEOUT_MS', 10_000, statementMs);
-  return Object.freeze({ connectMs, statementMs, backgroundStatementMs });
+  return Object.freeze({ connectMs, queueMs, statementMs, backgroundStatementMs });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {

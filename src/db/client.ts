@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { BusyClock } from './busyClock.js';
+import { ConnectionWaits } from './connectionWaits.js';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
 import { mkdirSync } from 'node:fs';
@@ -54,15 +55,20 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
  * TCP timeout (minutes), and a full pool queued every other request behind it.
  */
 export interface DbBounds {
-  /** Getting a connection: opening one, or waiting in the pool's queue for a free one. */
+  /**
+   * Opening a connection; and waiting in the pool's queue for a free one while the
+   * database has lately left statements or connections unanswered (./connectionWaits.ts).
+   */
   connectMs: number;
+  /** Waiting in the pool's queue for a free connection while the database answers. */
+  queueMs: number;
   /** A request path statement: PostgreSQL cancels it (statement_timeout), and we stop waiting CLIENT_MARGIN_MS later. */
   statementMs: number;
   /** A background transaction's statements (sweeper, workers, seat feed): nobody waits on them. */
   backgroundStatementMs: number;
 }
 
-export const DEFAULT_BOUNDS: Readonly<DbBounds> = Object.freeze({ connectMs: 1000, statementMs: 1200, backgroundStatementMs: 10_000 });
+export const DEFAULT_BOUNDS: Readonly<DbBounds> = Object.freeze({ connectMs: 1000, queueMs: 5000, statementMs: 1200, backgroundStatementMs: 10_000 });
 
 /**
  * The client gives up this long after PostgreSQL would have cancelled the statement:
@@ -143,7 +149,22 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   };
-  const pool = new pg.Pool({ ...options, max: poolSize });
+  // The pool's own bound is the longest wait; ConnectionWaits cuts it short while the database is silent.
+  const pool = new pg.Pool({ ...options, max: poolSize, connectionTimeoutMillis: Math.max(bounds.queueMs, bounds.connectMs) });
+  const waits = new ConnectionWaits(bounds.connectMs, bounds.queueMs);
+  /** A statement on a connection of the pool; one left unanswered costs the connection and shortens every wait. */
+  const onPool = async (q: Statement): Promise<pg.QueryResult> => {
+    const client = await waits.acquire(pool, poolSize);
+    try {
+      const r = await client.query(q);
+      client.release();
+      return r;
+    } catch (err) {
+      if (connectionSuspect(err)) waits.silence();
+      client.release(connectionSuspect(err) ? (err as Error) : undefined);
+      throw err;
+    }
+  };
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Opened on first use; one connection, so its reads queue only behind each other.
@@ -164,16 +185,16 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
     if (at !== undefined) busy.stop(at);
     takenAt.delete(client);
   });
-  // pool.query hands a client whose statement failed with a connection error back
-  // as broken (pg-pool destroys it); a transaction's client is ours to release.
+  // A client whose statement failed with a connection error goes back as broken (the
+  // pool destroys it); one whose statement PostgreSQL refused or cancelled is kept.
   const view = (origin: string): Database => {
     const txMs = origin === 'startup' ? 0 : REQUEST_ORIGINS.has(origin) ? bounds.statementMs : bounds.backgroundStatementMs;
     const txWaitMs = txMs === 0 ? 0 : txMs + CLIENT_MARGIN_MS;
     const db: Database = {
       kind: 'postgres',
-      ...through((q) => pool.query(q), prepare, origin === 'startup' ? 0 : requestWaitMs),
+      ...through(onPool, prepare, origin === 'startup' ? 0 : requestWaitMs),
       async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-        const client = await pool.connect();
+        const client = await waits.acquire(pool, poolSize);
         let broken: unknown = null;
         try {
           await client.query(prepared(`begin; ${txSettings(txMs)}`, undefined, prepare, txWaitMs));
@@ -181,7 +202,10 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
           await client.query(prepared('commit', undefined, prepare, txWaitMs));
           return result;
         } catch (err) {
-          if (connectionSuspect(err)) broken = err;
+          if (connectionSuspect(err)) {
+            broken = err;
+            waits.silence();
+          }
           // Bounded like any statement; a rollback that fails leaves the connection in doubt.
           else await client.query(prepared('rollback', undefined, prepare, requestWaitMs)).catch((e: unknown) => { broken = e; });
           throw err;

@@ -1,5 +1,6 @@
 // One translator from PostgreSQL's SQLSTATEs to the contract's errors, keeping the cause.
 import { DomainError } from '../domain/errors.js';
+import { ConnectionWaitTimeout } from './connectionWaits.js';
 
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -18,6 +19,7 @@ const UNREACHABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '
 
 /** Whether the database could not be reached or did not answer in time (as opposed to refusing a statement). */
 export function databaseUnreachable(err: unknown): boolean {
+  if (err instanceof ConnectionWaitTimeout) return err.suspect;
   if (err instanceof AggregateError && err.errors.some(databaseUnreachable)) return true; // both of localhost's families refused
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNREACHABLE_ERRNOS.has(code)) return true;
@@ -37,6 +39,8 @@ function away(err: unknown): DomainError {
 /** Turns a retryable database refusal, or a database out of reach, into 503 OVERLOADED; returns anything else unchanged. */
 export function translateDbError(err: unknown): unknown {
   if (databaseUnreachable(err)) return away(err);
+  // Every connection busy with statements that are being answered: busy, not away.
+  if (err instanceof ConnectionWaitTimeout) return overloaded(err);
   const state = sqlState(err);
   // Class 08 (connection exception): the connection failed or was refused.
   if (state?.startsWith('08')) return away(err);

@@ -11,7 +11,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { createTestDatabase, ADMIN_URL, type TestDatabase } from '../support/database.js';
 import { start as startProxy, type BlackholeProxy } from '../support/blackholeProxy.js';
 
-const BOUNDS = { connectMs: 300, statementMs: 300, backgroundStatementMs: 300 };
+const BOUNDS = { connectMs: 300, queueMs: 3000, statementMs: 300, backgroundStatementMs: 300 };
 /** The statement's bound, the client's margin (300 ms) and some scheduling slack. */
 const GIVES_UP_MS = 300 + 300 + 400;
 
@@ -117,5 +117,42 @@ describe('a database that stops answering', () => {
     expect((translateDbError(err) as DomainError).code).toBe('OVERLOADED');
     await proxy.mode('pass');
     expect(await alone()).toBe(true);
+  });
+});
+
+describe('waiting for a connection', () => {
+  let own: Database;
+  beforeAll(async () => {
+    const url = new URL(database.url);
+    url.port = String(proxy.port);
+    own = connectPostgres(url.toString(), 1, true, BOUNDS);
+    await own.query('select 1');
+  });
+  afterAll(async () => {
+    await proxy.mode('pass');
+    await own?.close();
+  });
+
+  it('queues behind busy connections past the connect bound while the database answers', async () => {
+    // Three statements of 250 ms on one connection: the last waits about 500 ms for it.
+    const t0 = performance.now();
+    const all = await Promise.all([0, 1, 2].map(() => settles(own.query('select pg_sleep(0.25)'))));
+    expect(all.map((r) => r.err)).toEqual([null, null, null]);
+    expect(performance.now() - t0).toBeGreaterThan(BOUNDS.connectMs + 200);
+  });
+
+  it('stops queueing within the connect bound once the database leaves a statement unanswered', async () => {
+    await proxy.mode('blackhole');
+    const first = settles(own.query('select 1'));
+    // Queued behind the first on the pool's one connection, with a queue bound of 3 s.
+    const queued = settles(own.query('select 2'));
+    const [a, b] = await Promise.all([first, queued]);
+    expect(a.err).toBeInstanceOf(Error);
+    expect(b.err).toBeInstanceOf(Error);
+    // The first gives up at its statement bound; the queued one with it, not 3 s later.
+    expect(b.ms).toBeLessThan(GIVES_UP_MS + BOUNDS.connectMs);
+    expect((translateDbError(b.err) as DomainError).code).toBe('OVERLOADED');
+    await proxy.mode('pass');
+    expect((await own.query<{ n: number }>('select 3 as n')).rows[0]!.n).toBe(3);
   });
 });
