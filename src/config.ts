@@ -14,6 +14,12 @@ export interface Config {
    * new connections overflowed Node's default of 511.
    */
   listenBacklog: number;
+  /**
+   * Open connections per client address (CONNECTIONS_MAX_PER_ADDRESS); beyond, the
+   * new one is answered 503 and closed. Not counted behind a proxy (TRUST_PROXY),
+   * where every connection comes from the proxy, nor for RATE_LIMIT_EXEMPT addresses.
+   */
+  connectionsPerAddress: number;
   databaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
@@ -242,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000, 0),
     listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1),
+    connectionsPerAddress: int(env, 'CONNECTIONS_MAX_PER_ADDRESS', 1024, 1),
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || null,

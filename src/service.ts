@@ -16,6 +16,8 @@ import { SeatStreams } from './app/seatStream.js';
 import { SeatFeed } from './live/seatFeed.js';
 import { LiveMetrics } from './live/liveMetrics.js';
 import { streamCapacity, type OpenFileLimit } from './live/streamCapacity.js';
+import { capConnections, connectionCapacity } from './http/connectionCaps.js';
+import { Counter } from 'prom-client';
 import { readOpenFileLimit } from './live/openFileLimit.js';
 import { ensureAdmin } from './app/accounts.js';
 import type { Context } from './app/context.js';
@@ -93,7 +95,8 @@ export async function openService(
   const seatFeed = new SeatFeed(db.as('seat_feed'), config.liveMap, liveMetrics, log);
   const seatMaps = new SeatMaps(db, halls, config.seatMapCacheMs);
   // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
-  const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: opts.openFiles ?? readOpenFileLimit(), poolSize: config.poolSize });
+  const openFiles = opts.openFiles ?? readOpenFileLimit();
+  const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: openFiles, poolSize: config.poolSize });
   log.info({
     open_files: capacity.assumed ? null : capacity.openFiles, open_files_assumed: capacity.assumed ? capacity.openFiles : undefined,
     reserved_files: capacity.reserve, stream_max_viewers: capacity.viewers, stream_max_per_address: config.liveMap.maxPerAddress,
@@ -127,6 +130,21 @@ export async function openService(
   purchaseLimits.hold.latencyTarget = () => (ctx.room.controller?.view().set_point_ms ?? null);
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: appLog });
+  // Connections, like streams, hold descriptors: capped in total below the open file limit and per address.
+  const connections = connectionCapacity({ limit: openFiles, poolSize: config.poolSize });
+  const refusedConnections = new Counter({
+    name: 'boxoffice_connections_refused_per_address_total',
+    help: 'Connections answered 503 and closed: the client address had its maximum of open connections (CONNECTIONS_MAX_PER_ADDRESS)',
+    registers: [metrics.registry],
+  });
+  capConnections(app.server, {
+    total: connections,
+    perAddress: config.trustProxy === false ? config.connectionsPerAddress : null,
+    exempt: (address) => rateLimitExempt.covers(address),
+    refused: () => refusedConnections.inc(),
+  });
+  log.info({ connections_max: Number.isFinite(connections) ? connections : null, connections_max_per_address: config.trustProxy === false ? config.connectionsPerAddress : null },
+    'client connections bounded by the open file limit');
   const sweeper = new Sweeper(db.as('sweeper'), ctx.metrics, config.sweepIntervalMs, ctx.log);
   const workers = new Workers(ctx, ctx.log);
   const metricsListener = new MetricsListener(ctx, ctx.log);
