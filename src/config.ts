@@ -219,7 +219,7 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
  */
 function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; queueMs: number; statementMs: number; backgroundStatementMs: number } {
   const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1000, 50);
-  const queueMs = int(env, 'DB_POOL_WAIT_MS', 5000, connectMs);
+  const queueMs = int(env, 'DB_POOL_WAIT_MS', 3000, connectMs);
   const statementMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 1200, 50);
   const backgroundStatementMs = int(env, 'DB_BACKGROUND_STATEMENT_TIMEOUT_MS', 10_000, statementMs);
   return Object.freeze({ connectMs, queueMs, statementMs, backgroundStatementMs });
