@@ -15,7 +15,7 @@ import type { LiveMapSettings } from '../../src/config.js';
 const SHOW = 'shw_fanout';
 const VIEWERS = 1700; // more than three slices
 
-function setUp() {
+function setUp(heartbeatMs = 60_000) {
   const buffer = new DeltaBuffer(600);
   let listener: FeedListener | null = null;
   const feed = {
@@ -29,7 +29,7 @@ function setUp() {
   const halls = { forShow: async () => ({ hallId: 'hal_1', seats: [], seatIds: new Set<string>() }) } as unknown as HallCatalog;
   const counter = { inc: () => {} };
   const metrics = { refused: counter, deltasSent: counter, dropped: counter } as unknown as LiveMetrics;
-  const settings = { heartbeatMs: 60_000, retryMs: 2000, maxViewers: 10_000, maxQueuedBytes: 1 << 20 } as LiveMapSettings;
+  const settings = { heartbeatMs, retryMs: 2000, maxViewers: 10_000, maxQueuedBytes: 1 << 20 } as LiveMapSettings;
   const streams = new SeatStreams(feed, maps, halls, settings, metrics);
   const publish = (version: number) => {
     const d: Delta = { show_id: SHOW, version, changes: [{ seat: `A${version}`, status: 'held' }] };
@@ -81,6 +81,27 @@ describe('the fan-out to many viewers', () => {
     publish(5);
     for (let i = 0; i < 40; i++) await tick();
     for (const s of [...sinks, late]) expect(s.ids).toEqual([1, 2, 3, 4, 5]);
+    streams.stop();
+  });
+});
+
+describe('the heartbeat to many viewers', () => {
+  it('beats a tenth of the viewers at a time, and every viewer once a period', async () => {
+    const { streams } = setUp(1000);
+    const beats: number[] = [];
+    await Promise.all(Array.from({ length: 1000 }, async (_, i) => {
+      beats[i] = 0;
+      const s = await streams.open({ showId: SHOW });
+      await s.start({ write: () => true, beat: () => { beats[i]!++; return true; }, end() {} });
+    }));
+    const beaten = () => beats.filter((n) => n > 0).length;
+    const end = Date.now() + 2000;
+    while (beaten() === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    // One round has run: its tenth, not all 1,000 in one go.
+    expect(beaten()).toBe(100);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(Math.min(...beats)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...beats)).toBeLessThanOrEqual(2);
     streams.stop();
   });
 });
