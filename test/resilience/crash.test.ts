@@ -18,12 +18,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { AddressInfo } from 'node:net';
 import { createTestDatabase, endPool, type TestDatabase } from '../support/database.js';
 import { HttpClient } from '../support/http.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import type { TestService } from '../support/service.js';
-import { buildSimulator, type Simulator } from '../../src/payments/simulator/server.js';
+import type { Simulator } from '../../src/payments/simulator/server.js';
+import { payThroughBank, startBank } from './bank.js';
 import { ChildService, ensureBuild, freePort } from './childService.js';
 import {
   BuyerHttp, bookUntilDefinitive, cancelUntilDone, checkInvariants, envInt, holdFreshSeats, jitter, newRecord, openWork, percentile,
@@ -73,15 +73,7 @@ describe('resilience: SIGKILL the service while buyers pay', () => {
     db = await createTestDatabase();
     pool = new pg.Pool({ connectionString: db.url, max: 3 });
     const port = await freePort();
-    sim = await buildSimulator({
-      webhookUrl: `http://127.0.0.1:${port}/v1/payments/webhook`,
-      webhookSecret: 'whsec_sim',
-      webhook: { retryBaseMs: 200, retryMaxMs: 5000, maxAttempts: 40, concurrency: 8, attemptTimeoutMs: 5000 },
-      logger: false,
-    });
-    sim.start();
-    await sim.app.listen({ host: '127.0.0.1', port: 0 });
-    simPort = (sim.app.server.address() as AddressInfo).port;
+    ({ sim, port: simPort } = await startBank(port, { retryMaxMs: 5000, attemptTimeoutMs: 5000 }));
 
     service = new ChildService(mainJs, port, {
       DATABASE_URL: db.url,
@@ -89,12 +81,7 @@ describe('resilience: SIGKILL the service while buyers pay', () => {
       BOXOFFICE_DEMO: '0',
       BOXOFFICE_ADMIN_EMAIL: ADMIN.email,
       BOXOFFICE_ADMIN_PASSWORD: ADMIN.password,
-      STRIPE_SECRET_KEY: 'sk_test_sim',
-      STRIPE_API_URL: `http://127.0.0.1:${simPort}`,
-      STRIPE_WEBHOOK_SECRET: 'whsec_sim',
-      PAYMENT_TIMEOUT_MS: '1500',
-      RECONCILE_BASE_MS: '200',
-      WORKER_INTERVAL_MS: '100',
+      ...payThroughBank(simPort),
       SEATMAP_CACHE_MS: '0',
       LOG_LEVEL: 'warn',
     }, path.join(tmpdir(), `boxoffice-crash-${process.pid}.log`));

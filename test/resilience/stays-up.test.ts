@@ -17,7 +17,6 @@ import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { request } from 'undici';
 import { createTestDatabase, endPool, type TestDatabase } from '../support/database.js';
@@ -25,7 +24,8 @@ import { HttpClient } from '../support/http.js';
 import { createShow } from '../support/catalog.js';
 import type { TestService } from '../support/service.js';
 import { start as startBlackholeProxy, type BlackholeProxy } from '../support/blackholeProxy.js';
-import { buildSimulator, type Simulator } from '../../src/payments/simulator/server.js';
+import type { Simulator } from '../../src/payments/simulator/server.js';
+import { payThroughBank, startBank } from './bank.js';
 import { ChildService, ensureBuild, freePort } from './childService.js';
 import {
   BuyerHttp, bookUntilDefinitive, checkInvariants, envInt, holdFreshSeats, newRecord, percentile, SeatAllocator, sleep, stripeClient,
@@ -75,7 +75,8 @@ async function openIdleStreams(port: number, showId: string, n: number, addresse
     });
     s.write(`GET /v1/shows/${showId}/seats/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
   });
-  for (let i = 0; i < n; i += 250) await Promise.all(Array.from({ length: Math.min(250, n - i) }, (_, k) => openOne(i + k)));
+  // 50 at a time: as fast as the service answers them, a few thousand a second.
+  for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => openOne(i + k)));
   return idle;
 }
 
@@ -83,7 +84,8 @@ async function openIdleStreams(port: number, showId: string, n: number, addresse
  * Polls /healthz every 50 ms from a process of its own (./healthProbe.mjs) until
  * stopped; each latency in ms (a failure counts as Infinity).
  */
-function watchHealth(baseUrl: string): { stop(): Promise<number[]> } {
+function watchHealth(baseUrl: string): { stop(): Promise<number[]>; slowest(n: number, since: number): string } {
+  let probes: { latencies: (number | null)[]; sentAt: number[] } = { latencies: [], sentAt: [] };
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'healthProbe.mjs'), baseUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
@@ -92,7 +94,13 @@ function watchHealth(baseUrl: string): { stop(): Promise<number[]> } {
     async stop() {
       child.stdin.end();
       await exited;
-      return (JSON.parse(out) as (number | null)[]).map((ms) => ms ?? Infinity);
+      probes = JSON.parse(out) as typeof probes;
+      return probes.latencies.map((ms) => ms ?? Infinity);
+    },
+    /** The n slowest probes, each with when it was sent (ms after `since`). */
+    slowest(n: number, since: number) {
+      return probes.latencies.map((ms, i) => ({ ms: ms ?? Infinity, at: probes.sentAt[i]! - since }))
+        .sort((a, b) => b.ms - a.ms).slice(0, n).map((p) => `${p.ms.toFixed(0)} ms at +${p.at} ms`).join(', ');
     },
   };
 }
@@ -146,15 +154,7 @@ describe('stays up: idle streams, layout floods and a silent database', () => {
     db = await createTestDatabase();
     pool = new pg.Pool({ connectionString: db.url, max: 3 });
     const port = await freePort();
-    sim = await buildSimulator({
-      webhookUrl: `http://127.0.0.1:${port}/v1/payments/webhook`,
-      webhookSecret: 'whsec_sim',
-      webhook: { retryBaseMs: 200, retryMaxMs: 2000, maxAttempts: 40, concurrency: 8, attemptTimeoutMs: 3000 },
-      logger: false,
-    });
-    sim.start();
-    await sim.app.listen({ host: '127.0.0.1', port: 0 });
-    simPort = (sim.app.server.address() as AddressInfo).port;
+    ({ sim, port: simPort } = await startBank(port, { retryMaxMs: 2000, attemptTimeoutMs: 3000 }));
     // Every connection of the service to PostgreSQL goes through the proxy.
     proxy = await startBlackholeProxy(Number(new URL(db.url).port || 5432));
     const viaProxy = new URL(db.url);
@@ -167,12 +167,7 @@ describe('stays up: idle streams, layout floods and a silent database', () => {
       BOXOFFICE_SYNTHETIC_BUYERS: '1',
       BOXOFFICE_ADMIN_EMAIL: ADMIN.email,
       BOXOFFICE_ADMIN_PASSWORD: ADMIN.password,
-      STRIPE_SECRET_KEY: 'sk_test_sim',
-      STRIPE_API_URL: `http://127.0.0.1:${simPort}`,
-      STRIPE_WEBHOOK_SECRET: 'whsec_sim',
-      PAYMENT_TIMEOUT_MS: '1500',
-      RECONCILE_BASE_MS: '200',
-      WORKER_INTERVAL_MS: '100',
+      ...payThroughBank(simPort),
       LOG_LEVEL: 'warn',
       // The buyers and the admin on 127.0.0.1 are exempt from 429s; the stream addresses are not.
       RATE_LIMIT_EXEMPT: '127.0.0.1',
@@ -241,7 +236,8 @@ describe('stays up: idle streams, layout floods and a silent database', () => {
     const http = new BuyerHttp(service.baseUrl, 5_000, 128);
     const buying = runBuyers(buyerTokens.slice(0, BUYERS), new SeatAllocator(buyShows), http, 20_000, 40_000);
     const idle = await openIdleStreams(service.port, viewedShow, STREAMS, ADDRESSES);
-    say(`${STREAMS} streams from ${ADDRESSES} addresses opened in ${Date.now() - started} ms: ${JSON.stringify(idle.statuses)} errors ${JSON.stringify(idle.errors)}`);
+    const streamsOpenAt = Date.now() - started;
+    say(`${STREAMS} streams from ${ADDRESSES} addresses opened in ${streamsOpenAt} ms: ${JSON.stringify(idle.statuses)} errors ${JSON.stringify(idle.errors)}`);
     // One address past its cap: the extra streams are refused with 503, not held.
     const greedy = await openIdleStreams(service.port, viewedShow, 80, 1, ADDRESSES);
     const { records, failures } = await buying;
@@ -250,7 +246,7 @@ describe('stays up: idle streams, layout floods and a silent database', () => {
     const p99 = percentile(latencies, 99);
     say(`buyers: ${records.length} bookings, ${failures.length} failures; 5xx ${JSON.stringify(http.serverErrors)}; no answer ${JSON.stringify(http.connectionErrors)}`);
     say(`layout flood: ${JSON.stringify(floodResult.statuses)}, slowest ${floodResult.slowestMs.toFixed(0)} ms`);
-    say(`/healthz: ${latencies.length} probes, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+    say(`/healthz: ${latencies.length} probes, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; slowest: ${health.slowest(5, started)}`);
     say(`greedy address: ${JSON.stringify(greedy.statuses)}`);
     const stillOpen = idle.sockets.filter((s) => !s.destroyed).length;
     idle.close();
