@@ -218,7 +218,7 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
  * its 300 ms client margin) is what a hold can spend before it is refused.
  */
 function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; queueMs: number; statementMs: number; backgroundStatementMs: number } {
-  const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1000, 50);
+  const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1500, 50);
   const queueMs = int(env, 'DB_POOL_WAIT_MS', 3000, connectMs);
   const statementMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 1200, 50);
   const backgroundStatementMs = int(env, 'DB_BACKGROUND_STATEMENT_TIMEOUT_MS', 10_000, statementMs);

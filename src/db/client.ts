@@ -68,7 +68,7 @@ export interface DbBounds {
   backgroundStatementMs: number;
 }
 
-export const DEFAULT_BOUNDS: Readonly<DbBounds> = Object.freeze({ connectMs: 1000, queueMs: 3000, statementMs: 1200, backgroundStatementMs: 10_000 });
+export const DEFAULT_BOUNDS: Readonly<DbBounds> = Object.freeze({ connectMs: 1500, queueMs: 3000, statementMs: 1200, backgroundStatementMs: 10_000 });
 
 /**
  * The client gives up this long after PostgreSQL would have cancelled the statement:

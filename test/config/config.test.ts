@@ -31,7 +31,7 @@ describe('loadConfig: the webhook secret', () => {
 
 describe('loadConfig: the database bounds', () => {
   it('default to a 503 within 2 s of a silent database, and keep the background at least as long as the request path', () => {
-    expect(loadConfig({}).dbBounds).toEqual({ connectMs: 1000, queueMs: 3000, statementMs: 1200, backgroundStatementMs: 10_000 });
+    expect(loadConfig({}).dbBounds).toEqual({ connectMs: 1500, queueMs: 3000, statementMs: 1200, backgroundStatementMs: 10_000 });
     expect(loadConfig({ DB_CONNECT_TIMEOUT_MS: '1500', DB_STATEMENT_TIMEOUT_MS: '800', DB_BACKGROUND_STATEMENT_TIMEOUT_MS: '800' }).dbBounds)
       .toEqual({ connectMs: 1500, queueMs: 3000, statementMs: 800, backgroundStatementMs: 800 });
     expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '2000', DB_BACKGROUND_STATEMENT_TIMEOUT_MS: '1000' })).toThrow(/DB_BACKGROUND_STATEMENT_TIMEOUT_MS/);
