@@ -89,7 +89,8 @@ const TX_SETTINGS = txSettings(10_000);
 /** The errors after which a connection may still have an answer on its way: it must not serve anyone again. */
 function connectionSuspect(err: unknown): boolean {
   const message = (err as Error | null)?.message ?? '';
-  return message === 'Query read timeout' || message.startsWith('Connection terminated') || typeof (err as { errno?: unknown } | null)?.errno === 'number';
+  return message === 'Query read timeout' || message.startsWith('Connection terminated') || message.startsWith('Client has encountered a connection error')
+    || typeof (err as { errno?: unknown } | null)?.errno === 'number';
 }
 
 /**
@@ -165,8 +166,12 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
       throw err;
     }
   };
-  // An idle client losing its connection must not crash the process.
+  // An idle client losing its connection must not crash the process (pg-pool tells the
+  // pool); nor may one lent out, between two statements of a transaction: pg emits
+  // 'error' on it, with no listener of pg-pool's while it is lent. Its statements fail
+  // with the error, and the transaction gives the connection back as broken.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   // Opened on first use; one connection, so its reads queue only behind each other.
   let asidePool: pg.Pool | null = null;
   const requestWaitMs = bounds.statementMs + CLIENT_MARGIN_MS;
@@ -174,6 +179,7 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
     if (!asidePool) {
       asidePool = new pg.Pool({ ...options, max: 1 });
       asidePool.on('error', () => {});
+      asidePool.on('connect', (client) => client.on('error', () => {}));
     }
     return asidePool.query(q);
   }, prepare, requestWaitMs);

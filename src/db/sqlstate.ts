@@ -14,6 +14,7 @@ const UNREACHABLE_MESSAGES = [
   'Query read timeout',
   'timeout exceeded when trying to connect',
   'timeout expired',
+  'Client has encountered a connection error and is not queryable', // its socket failed between two statements
 ];
 const UNREACHABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -120,6 +120,31 @@ describe('a database that stops answering', () => {
   });
 });
 
+describe('a database that resets its connections', () => {
+  it('fails a transaction whose connection is reset between its statements, as 503, without an uncaught error', async () => {
+    // pg emits 'error' on a client whose socket fails; one lent out by the pool has no
+    // listener of pg-pool's own, and an 'error' nobody listens for ends the process.
+    const uncaught: unknown[] = [];
+    const catcher = (err: unknown) => { uncaught.push(err); };
+    process.prependListener('uncaughtException', catcher);
+    try {
+      const { err } = await settles(db.transaction(async (tx) => {
+        await tx.query('select 1');
+        await proxy.mode('refuse');
+        await new Promise((res) => setTimeout(res, 200)); // the reset reaches the idle connection
+        return tx.query('select 2');
+      }));
+      expect(err).toBeInstanceOf(Error);
+      expect((translateDbError(err) as DomainError).code, String(err)).toBe('OVERLOADED');
+      await proxy.mode('pass');
+      expect(await alone()).toBe(true);
+    } finally {
+      process.off('uncaughtException', catcher);
+    }
+    expect(uncaught.map(String)).toEqual([]);
+  });
+});
+
 describe('waiting for a connection', () => {
   let own: Database;
   beforeAll(async () => {

@@ -12,6 +12,7 @@ import { redisPrefix } from '../support/clients.js';
 import { start as startProxy, type BlackholeProxy } from '../support/blackholeProxy.js';
 import type { HttpAnswer } from '../support/http.js';
 import { roomConfig } from '../waiting-room/helpers.js';
+import { loadConfig } from '../../src/config.js';
 
 const PG_PORT = Number(new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres').port || 5432);
 
@@ -51,7 +52,8 @@ describe('the seat database away', () => {
     database = await createTestDatabase();
     const url = new URL(database.url);
     url.port = String(proxy.port);
-    t = await startTestService({ config: { ...roomConfig(redis.prefix, { showRulesRefreshMs: 100 }), databaseUrl: url.toString() } });
+    // The production bounds, which the contract's 2 s rests on.
+    t = await startTestService({ config: { ...roomConfig(redis.prefix, { showRulesRefreshMs: 100 }), databaseUrl: url.toString(), dbBounds: loadConfig({}).dbBounds } });
     show = await createShow(t);
     roomShow = await createShow(t, { waiting_room: true });
     unseenShow = await createShow(t, { waiting_room: true });

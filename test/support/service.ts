@@ -62,6 +62,10 @@ export async function startTestService(
     rateLimitPrefix: `bo_test:${randomBytes(6).toString('hex')}`,
     // Likewise no overload shedding (503) unless a test asks: they fire hundreds of requests at once on purpose.
     purchaseConcurrency: { initial: 100_000, min: 100_000, max: 100_000, bookingMin: 100_000 },
+    // And database bounds for a machine running a dozen test files on two cores: the
+    // production ones (1.5 s to connect, 1.2 s a statement) turned a slow moment into
+    // a 503 in tests about something else. The bounds' own tests set them.
+    dbBounds: { connectMs: 5000, queueMs: 10_000, statementMs: 10_000, backgroundStatementMs: 10_000 },
     ...opts.config,
   };
   const db = opts.pglite ? await openPglite(null) : undefined;
@@ -77,7 +81,7 @@ export async function startTestService(
   observeAnswers(baseUrl, answers);
   simulator?.ctx.webhooks.setEndpoint(`${baseUrl}/v1/payments/webhook`);
   const session = await http.post('/v1/sessions', ADMIN);
-  if (session.status !== 200) throw new Error(`admin sign-in failed: ${session.status}`);
+  if (session.status !== 200) throw new Error(`admin sign-in failed: ${session.status} ${session.text}`);
   return {
     service,
     baseUrl,
