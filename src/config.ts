@@ -196,8 +196,8 @@ export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
 /**
  * The purchase path's limit per instance. Its floor defaults to twice the database
  * pool: a limit below what the pool serves at once only idles connections (the pool
- * queues the rest itself), and measured in bench:overload a floor of 10 shed bursts
- * of admitted buyers (505 503s against 128 with 40, at the same goodput).
+ * queues the rest itself), and in bench:overload a lower floor shed bursts of
+ * admitted buyers with no gain in goodput.
  */
 function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initial: number; min: number; max: number; bookingMin: number } {
   const min = int(env, 'PURCHASE_CONCURRENCY_MIN', 2 * poolSize, 1);
@@ -205,9 +205,9 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
   const initial = int(env, 'PURCHASE_CONCURRENCY', Math.min(max, Math.max(min, 100)), 1);
   if (initial < min || initial > max) throw new Error('PURCHASE_CONCURRENCY must lie between PURCHASE_CONCURRENCY_MIN and PURCHASE_CONCURRENCY_MAX');
   // A booking spends most of its time waiting for the payment provider, on no
-  // connection (two short statements around the charge): in bench:overload 50–70
-  // bookings were in flight at the room's full rate on a pool of 20, so a floor of
-  // twice the pool shed bookings the database had room for.
+  // connection (two short statements around the charge): at the room's full rate
+  // more bookings than twice the pool are in flight, so a floor of twice the pool
+  // shed bookings the database had room for.
   const bookingMin = Math.min(max, Math.max(min, int(env, 'BOOKING_CONCURRENCY_MIN', 5 * poolSize, 1)));
   return Object.freeze({ initial, min, max, bookingMin });
 }

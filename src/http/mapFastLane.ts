@@ -3,8 +3,8 @@
 // memory (the seat map cache) in the content coding the request asks for. The bytes
 // and headers are the ones the route sends (routes/seats.ts through mapAnswer.ts);
 // what is skipped is the router, the hooks, the schema validation and the reply
-// machinery, which cost a cached map answer about a third more CPU than a bare
-// route sending the same bytes (bench:seatmap at 64 connections, 2026-12-03).
+// machinery, which made a cached map answer cost clearly more CPU than a bare
+// route sending the same bytes (bench:seatmap runs the two side by side).
 //
 // Anything else goes to Fastify as before: another method, any other query
 // parameter or a value the route would refuse, a map not built yet or not
