@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Timed against a budget (/healthz p99 under 100 ms): run alone afterwards, with
     // nothing else on the two cores (vitest.soak.config.ts; `npm test` runs both).
     exclude: ['test/resilience/stays-up.test.ts', '**/node_modules/**'],
@@ -14,7 +14,7 @@ export default defineConfig({
     // service afresh for every file took 124–142 s summed (about a minute of the
     // suite's wall time on 2 cores). What src/ keeps per process is memos of pure
     // results (prepared statements' names, a chosen content coding, a dummy password
-    // hash) and the rehearsal's undo steps (src/rehearsal/cleanup.ts, which runs again
+    // hash) and the rehearsal's undo steps (packages/rehearsal/src/cleanup.ts, which runs again
     // for steps registered after a clean-up); every service, pool and registry is made
     // by the test that uses it. No test may mock a module or set process.env
     // (test/config/shared-modules.test.ts).

@@ -4,19 +4,11 @@
 // PaymentIntent create-and-confirm sent straight to the same simulator through the Stripe SDK.
 //
 // What each booking sends to PostgreSQL is measured, not declared: the service counts
-// every statement and commit by origin (src/db/trips.ts, on /metrics), read before and
+// every statement and commit by origin (boxoffice_db_*_total on /metrics), read before and
 // after the window in which only bookings run. The request path is origin "request";
 // the background (ticket issuing, the sweeper, the seat feed, the metrics scrape…) is
 // counted separately, over the window until every booking's tickets are issued. The
 // commits PostgreSQL itself counted (pg_stat_database) over the same window check them.
-//
-// The same work without the service, in the same run: the booking's two statements
-// (src/db/bookings.ts enterPayment with its key claim, confirmPaidBooking with the
-// answer) through a pg pool of the service's size from this process, around the same
-// PaymentIntent create-and-confirm: what this SQL and this payment cost on this
-// machine with no HTTP, auth or routing around them (BENCH_BARE_BOOKINGS, default
-// BENCH_BOOKINGS). Its bookings are real: the service's webhook and
-// ticket issuing handle them as any other.
 //
 // And what each costs in CPU, per process (service, its payment simulator, the
 // database's backends, this bench, the whole machine), over the bookings' window and
@@ -32,30 +24,22 @@
 // "succeeded", so nothing changes but the read-back is paid. Beside them, the
 // bare retrieve round trip through the SDK to the same simulator.
 //
-//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500 BENCH_BARE_BOOKINGS=1000 (0: none)
-//                              BENCH_WARMUP_BOOKINGS=3000 (unmeasured bookings first, as many unmeasured bare ones
-//                              before the bare path's and as many unmeasured payments before the payment step's; 0: none)
+//   npm run bench:bookings     BENCH_BOOKINGS=1000 BENCH_CONNECTIONS=16 BENCH_WEBHOOKS=500
+//                              BENCH_WARMUP_BOOKINGS=3000 (unmeasured bookings first, and as many
+//                              unmeasured payments before the payment step's; 0: none)
 //                              BENCH_CONNECTIONS=1 shows the ratio with no queue for the cores
 //   BENCH_CPU_PROF=1           profile the service into .bench-out/prof
 import Stripe from 'stripe';
-import { createHash, randomBytes } from 'node:crypto';
-import { connectPostgres } from '../src/db/client.js';
-import { confirmPaidBooking, enterPayment, GUARD_FAILED } from '../src/db/bookings.js';
-import { sqlState } from '../src/db/sqlstate.js';
-import { StripeProvider } from '../src/payments/provider.js';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { childPids, CpuWindow, machineCpu, ownCpu, processesCpu } from './lib/cpuWindow.js';
 import { profileFlags, startService } from './lib/child.js';
-import { loadConfig } from '../src/config.js';
-import { reconcileAfterSeconds } from '../src/app/bookings.js';
-import { KEY_LEASE_SECONDS } from '../src/app/idempotentBooking.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
 import { pgTransactions, scrapeTrips, totalTrips, tripsBetween } from './lib/dbTrips.js';
 import { writeSummary } from './lib/summary.js';
-import { signatureHeader } from '../src/payments/simulator/signature.js';
+import { signatureHeader } from '@boxoffice/paysim';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const note = (s: string) => process.stderr.write(`${s}\n`);
@@ -95,10 +79,7 @@ runBenchmark(async () => {
   // half (16.7 to 8.4 ms), the booking's by a quarter (60.8 to 44.0 ms). Both figures
   // are of code that has been running a while, as it has in a service at 10:00.
   const warmN = envNumber('BENCH_WARMUP_BOOKINGS', 3000, { zero: true });
-  const bareN = envNumber('BENCH_BARE_BOOKINGS', total, { zero: true });
-  // The bare path runs in this process, whose pg and SDK code is cold until then: as many unmeasured first.
-  const bareWarmN = bareN > 0 ? warmN : 0;
-  const wanted = warmN + total + bareWarmN + bareN;
+  const wanted = warmN + total;
   const rows = Math.max(20, Math.ceil(wanted / 100));
   const show = await createShow(service.baseUrl, token, { rows, seatsPerRow: 100, per_user_limit: 1000 });
   const seats = show.rows.flatMap((r) => Array.from({ length: show.seatsPerRow }, (_, k) => `${r}${k + 1}`));
@@ -121,8 +102,8 @@ runBenchmark(async () => {
     }));
   };
 
-  // Every hold first, so that the measured windows have bookings only: the warm-up's
-  // and the service's first, then the bare ones'. Seat i is held by buyer i mod buyers.
+  // Every hold first, so that the measured window has bookings only: the warm-up's,
+  // then the measured ones'. Seat i is held by buyer i mod buyers.
   const holds: { buyer: number; seat: number; holdId: string }[] = [];
   let held = 0;
   await inParallel(wanted, async (i) => {
@@ -134,8 +115,6 @@ runBenchmark(async () => {
   });
   const warmHolds = holds.slice(0, warmN);
   const measuredHolds = holds.slice(warmN, warmN + total);
-  const bareWarmHolds = holds.slice(warmN + total, warmN + total + bareWarmN);
-  const bareHolds = holds.slice(warmN + total + bareWarmN);
 
   /** C workers pay for the holds, each taking the next. */
   const bookAll = (list: typeof holds, each: (ms: number, answer: Awaited<ReturnType<typeof call>>) => void) => inParallel(list.length, async (n) => {
@@ -191,48 +170,6 @@ runBenchmark(async () => {
   const pgAfter = await pgTransactions(db.name);
 
   const stripe = new Stripe('sk_test_sim', { host: '127.0.0.1', port: paysimPort, protocol: 'http', maxNetworkRetries: 0 });
-
-  // The same SQL and payment without the service, from this process.
-  const bare = new Latencies();
-  const bareStatuses = new Map<string, number>();
-  if (bareN > 0) {
-    const bareDb = connectPostgres(db.url, 20);
-    const provider = new StripeProvider({ secretKey: 'sk_test_sim', apiUrl: `http://127.0.0.1:${paysimPort}`, webhookSecret: 'whsec_sim' });
-    // The service's own settings (its defaults: the bench sets none of them).
-    const config = loadConfig({});
-    const bareBook = (list: typeof holds, tag: string, each: (ms: number, outcome: string) => void) => inParallel(list.length, async (n) => {
-      const h = list[n]!;
-      const buyer = buyers[h.buyer]!;
-      const key = `${tag}-${h.seat}`;
-      const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
-      const t0 = performance.now();
-      const entered = await enterPayment(bareDb, {
-        holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null, idempotencyKey: key,
-        claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
-      });
-      if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
-      // The service's own provider call (src/payments/provider.ts).
-      const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, config.paymentTimeoutMs);
-      if (charged.kind !== 'succeeded') throw new Error(`bare booking: the payment was ${charged.kind}`);
-      // As the service does: a confirmation that finds the outcome applied already
-      // (the provider's webhook came first) undoes itself, and the booking is read.
-      const confirmed = await confirmPaidBooking(bareDb, {
-        ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: charged.paymentIntentId, seatCount: entered.seats.length, atOnce: true,
-        answer: { userId: buyer.userId, key, status: 201, body: { booking_id: ids.bookingId, status: 'confirmed' } },
-      }).then((r) => (r.confirmed ? 'confirmed' : 'not confirmed'), async (err: unknown) => {
-        if (sqlState(err) !== GUARD_FAILED) throw err;
-        const b = (await bareDb.query<{ status: string }>('select status from bookings where id = $1', [ids.bookingId])).rows[0];
-        return `${b?.status ?? 'missing'} by the webhook`;
-      });
-      each(performance.now() - t0, `succeeded ${confirmed}`);
-    });
-    await bareBook(bareWarmHolds, 'bare-warm', () => {});
-    await bareBook(bareHolds, 'bare', (ms, outcome) => {
-      bare.add(ms);
-      bareStatuses.set(outcome, (bareStatuses.get(outcome) ?? 0) + 1);
-    });
-    await bareDb.close();
-  }
 
   // The payment step alone, at the same concurrency, against the same simulator:
   // as many unmeasured first as the bookings had (this process's SDK path is cold
@@ -295,22 +232,15 @@ runBenchmark(async () => {
 
   const a = ours.summary();
   const b = raw.summary();
-  const bb = bare.summary();
-  say(`bookings: ${a.count} in ${fixed(seconds)} s at ${c} connections; answers ${JSON.stringify(Object.fromEntries(statuses))}` +
-    (bareN > 0 ? `; without the service: ${bb.count}, ${JSON.stringify(Object.fromEntries(bareStatuses))}` : ''));
+  say(`bookings: ${a.count} in ${fixed(seconds)} s at ${c} connections; answers ${JSON.stringify(Object.fromEntries(statuses))}`);
   say(table(['target', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'], [
     ['POST /v1/bookings (pm_card_visa)', String(a.count), fixed(a.p50, 2), fixed(a.p90, 2), fixed(a.p99, 2), fixed(a.max, 1)],
-    ...(bareN > 0 ? [['the same 2 statements + payment, no service', String(bb.count), fixed(bb.p50, 2), fixed(bb.p90, 2), fixed(bb.p99, 2), fixed(bb.max, 1)]] : []),
     ['PaymentIntent alone (SDK -> simulator)', String(b.count), fixed(b.p50, 2), fixed(b.p90, 2), fixed(b.p99, 2), fixed(b.max, 1)],
   ]));
   const ratio = a.p50 / b.p50;
   const ratioMet = ratio <= GOAL_RATIO;
   say(`booking p50 / payment-step p50: ${fixed(ratio, 2)} (goal <= ${GOAL_RATIO} at ${GOAL_CONNECTIONS} connections: ${ratioMet ? 'met' : 'missed'}${c === GOAL_CONNECTIONS ? '' : `; this run used ${c}`})`);
   say(`booking p99 / payment-step p99: ${fixed(a.p99 / b.p99, 2)}`);
-  if (bareN > 0) {
-    say(`without the service: its p50 / payment-step p50 ${fixed(bb.p50 / b.p50, 2)} (what this SQL and this payment take here with nothing around them); ` +
-      `booking p50 / its p50 ${fixed(a.p50 / bb.p50, 2)} (the service's own share)`);
-  }
 
   // What each costs in CPU.
   const perBookingCpu = cpu.perOperation(cpuBeforeBookings, cpuAfterBookings, a.count);
@@ -360,7 +290,6 @@ runBenchmark(async () => {
   writeSummary([
     { bench, figure: `booking p50 at C=${c}`, value: a.p50, unit: 'ms', baseline: b.p50, baseline_label: `${payment} p50`, goal: `ratio <= ${GOAL_RATIO} at C=${GOAL_CONNECTIONS}`, ...(c === GOAL_CONNECTIONS ? { met: ratioMet } : {}) },
     { bench, figure: `booking p99 at C=${c}`, value: a.p99, unit: 'ms', baseline: b.p99, baseline_label: `${payment} p99` },
-    ...(bareN > 0 ? [{ bench, figure: `booking p50 at C=${c}, beside the same SQL + payment with no service`, value: a.p50, unit: 'ms', baseline: bb.p50, baseline_label: 'the 2 statements + payment from the bench, p50' }] : []),
     ...(cpuRatio !== null ? [{ bench, figure: 'machine CPU per booking', value: machineBooking!, unit: 'ms', baseline: machinePayment!, baseline_label: 'machine CPU per payment step alone' }] : []),
     { bench, figure: 'round trips per booking (request path)', value: rt, unit: 'statements', baseline: null, baseline_label: '-', goal: `<= ${GOAL_ROUND_TRIPS}`, met: rt <= GOAL_ROUND_TRIPS },
     { bench, figure: 'commits per booking (request path)', value: cm, unit: 'commits', baseline: null, baseline_label: '-', goal: `<= ${GOAL_COMMITS}`, met: cm <= GOAL_COMMITS },

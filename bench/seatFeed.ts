@@ -3,21 +3,22 @@
 // write seats and fire the trigger; it is measured with the change-log trigger
 // disabled (the bare baseline: the claim as it was before the feed) and enabled
 // with a publisher running every 100 ms as each instance runs it, in ABAB slices
-// of one run.
+// of one run. The bench sets up through the service's `migrate` command and plain
+// SQL fixtures, and calls the database's functions as the service does
+// (claim_seats from pgbench, publish_seat_changes from here).
 //
 //   npm run bench:feed     BENCH_SECONDS=8 BENCH_WARMUP_SECONDS=2 BENCH_CLIENTS=16 BENCH_ROUNDS=2
+import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import { runBenchmark } from './lib/cleanup.js';
 import { writeSummary } from './lib/summary.js';
 import { adminQuery, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT } from './lib/child.js';
 import { runPgbench, type PgbenchResult } from './lib/pgbench.js';
 import { envNumber, fixed, table } from './lib/stats.js';
-import { connectPostgres } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
-import { createShowSeats } from '../src/db/seatTransitions.js';
-import { publishSeatChanges } from '../src/db/seatChanges.js';
 
 const ROWS = 40;
 const SEATS_PER_ROW = 1000;
@@ -33,9 +34,13 @@ runBenchmark(async () => {
   const loadStart = os.loadavg()[0]!;
   const bench = await createBenchDatabase();
   note(`database ${bench.name}`);
-  const db = connectPostgres(bench.url, 2);
-  await migrate(db);
-  await db.script(`
+  // The schema as the service makes it: its own `migrate` command (the build's).
+  await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist/src/main.js'), 'migrate'], {
+    cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: bench.url, BOXOFFICE_DEMO: '0', LOG_LEVEL: 'warn' },
+  });
+  const db = new pg.Client({ connectionString: bench.url });
+  await db.connect();
+  await db.query(`
     insert into venues (id, name, city) values ('ven_b', 'Bench', 'Bench');
     insert into halls (id, venue_id, name, seat_count) values ('hal_b', 'ven_b', 'Bowl', ${ROWS * SEATS_PER_ROW});
     insert into hall_seats (hall_id, seat_id, position, row_label, number, tier)
@@ -46,10 +51,11 @@ runBenchmark(async () => {
       values ('shw_b', 'evt_b', 'hal_b', now() + interval '7 days', now() - interval '1 day', 'EUR', '{"standard": 1000}', 1, 100000);
     insert into users (id, email, password_hash) select 'usr_' || i, 'b' || i || '@bench', 'x' from generate_series(1, ${clients}) i;
   `);
-  await createShowSeats(db, 'shw_b', 'hal_b');
+  // The show's seats, as creating a show makes them: one available row per seat of its hall.
+  await db.query("insert into show_seats (show_id, seat_id, tier, status) select 'shw_b', seat_id, tier, 'available' from hall_seats where hall_id = 'hal_b'");
   if (process.env.BENCH_ROW_TRIGGER === '1') {
     // Experiment: the same log written by a row-level trigger with a WHEN clause.
-    await db.script(`
+    await db.query(`
       drop trigger show_seats_log_changes on show_seats;
       create function log_seat_change() returns trigger language plpgsql as $$
       begin
@@ -98,8 +104,9 @@ runBenchmark(async () => {
       publisher = setInterval(() => {
         if (busy) return;
         busy = true;
-        publishSeatChanges(db, { limit: 5000, keepSeconds: 300, wait: false })
-          .then((p) => { published += p.changes; }, (err: unknown) => note(`publish failed: ${String(err)}`))
+        // One publish pass, as each instance's seat feed runs it (limit 5,000 changes, 300 s of deltas kept).
+        db.query<{ changes: number }>('select changes from publish_seat_changes($1, $2, $3)', [5000, 300, false])
+          .then((p) => { published += p.rows[0]!.changes; }, (err: unknown) => note(`publish failed: ${String(err)}`))
           .finally(() => { busy = false; });
       }, 100);
     }
@@ -121,7 +128,7 @@ runBenchmark(async () => {
       lags.push(lag!);
     }
   }
-  await db.close();
+  await db.end();
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const tps = (t: Target) => mean(results[t].map((r) => r.tps));

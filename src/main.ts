@@ -4,7 +4,7 @@ import { openService } from './service.js';
 import { seedDemoCatalog } from './app/demoCatalog.js';
 import { startBundledSimulator, StartRefused } from './payments/bundledSimulator.js';
 import { adminCommand, announceAdmins } from './cli/admin.js';
-import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from './payments/simulator/paymentMethods.js';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from './app/paymentMethods.js';
 import { createLogger } from './http/logging.js';
 
 /** Straight to standard output, never through the logger: `npm run admin`'s dialogue and the demo credential. */

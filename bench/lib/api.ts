@@ -3,7 +3,7 @@
 import { Agent, request } from 'undici';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ADMIN } from './child.js';
-import { rowName } from '../../src/rehearsal/setup.js';
+import { rowName } from '@boxoffice/rehearsal';
 
 const agent = new Agent({ connections: 32, pipelining: 1 });
 

@@ -1,9 +1,9 @@
 // Child processes for benchmarks: the built service and the bare baseline server
-// (the generic parts live in src/rehearsal/child.ts, shared with the rehearsal).
+// (the generic parts are @boxoffice/rehearsal's, shared with the rehearsal).
 import path from 'node:path';
-import { freePort, REPO_ROOT, startChild, type Child } from '../../src/rehearsal/child.js';
+import { freePort, REPO_ROOT, startChild, type Child } from '@boxoffice/rehearsal';
 
-export { freePort, machineBusySeconds, processCpuSeconds, REPO_ROOT, startChild, type Child, type ChildOptions } from '../../src/rehearsal/child.js';
+export { freePort, machineBusySeconds, processCpuSeconds, REPO_ROOT, startChild, type Child, type ChildOptions } from '@boxoffice/rehearsal';
 
 export const ADMIN = { email: 'bench-admin@example.test', password: 'bench-admin-password-1' };
 

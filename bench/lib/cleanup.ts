@@ -1,2 +1,2 @@
-// The benches share the rehearsal's cleanup registry (src/rehearsal/cleanup.ts).
-export { cleanup, onCleanup, runBenchmark } from '../../src/rehearsal/cleanup.js';
+// The benches share the rehearsal's cleanup registry (@boxoffice/rehearsal).
+export { cleanup, onCleanup, runBenchmark } from '@boxoffice/rehearsal';

@@ -1,6 +1,6 @@
-// Latency samples and percentiles (src/rehearsal/latencies.ts), and the plain-text tables the benches print.
+// Latency samples and percentiles (@boxoffice/rehearsal's), and the plain-text tables the benches print.
 
-export { Latencies, percentiles, type Percentiles } from '../../src/rehearsal/latencies.js';
+export { Latencies, percentiles, type Percentiles } from '@boxoffice/rehearsal';
 
 export function fixed(x: number, digits = 1): string {
   return Number.isFinite(x) ? x.toFixed(digits) : '-';

@@ -3,7 +3,7 @@
 // give (declared once here so the document stays true as routes are added).
 import type { RouteOptions } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../payments/simulator/paymentMethods.js';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../app/paymentMethods.js';
 import { problemResponse } from './schemas.js';
 
 /** What each error code means, for people reading the document. */

@@ -1,7 +1,7 @@
 // JSON schemas of the contract (TypeBox): request validation, response
 // serialisation and the OpenAPI document all come from these.
 import { Type, type Static } from '@sinclair/typebox';
-import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../payments/simulator/paymentMethods.js';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../app/paymentMethods.js';
 
 export const Id = Type.String({ minLength: 1, maxLength: 64 });
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The id, as an earlier answer gave it (an opaque string)' }) });

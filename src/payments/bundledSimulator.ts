@@ -3,8 +3,7 @@
 // port taken, the service would pay through whatever answers there (another
 // instance's simulator, whose webhooks go to that other service).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+import { SIMULATOR_MAIN } from '@boxoffice/paysim';
 import { SIMULATOR_SECRET_KEY } from '../config.js';
 
 const START_WITHIN_MS = 30_000;
@@ -21,12 +20,11 @@ export interface BundledSimulator {
 
 /** Starts the simulator and waits until it listens; refuses when it cannot (its port taken, a bad PAYSIM_* setting). */
 export async function startBundledSimulator(opts: { port: number; webhookSecret: string; say: (m: string) => void }): Promise<BundledSimulator> {
-  const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'simulator', 'main.js');
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [SIMULATOR_MAIN], {
     // No PAYSIM_WEBHOOK_URL from our environment: the service sends its own once it listens.
     env: { ...process.env, PAYSIM_PORT: String(opts.port), PAYSIM_WEBHOOK_URL: '', PAYSIM_WEBHOOK_SECRET: opts.webhookSecret },
     // The IPC channel closes when this process dies in any way, SIGKILL included,
-    // and the simulator then stops (see simulator/main.ts).
+    // and the simulator then stops (see packages/paysim/src/main.ts).
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   child.unref();

@@ -7,6 +7,11 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const TEST_DIR = join(import.meta.dirname, '..');
+const ROOT = join(TEST_DIR, '..');
+/** The packages' own tests (packages/<name>/test) run in the same workers. */
+const PACKAGE_TESTS = readdirSync(join(ROOT, 'packages'), { withFileTypes: true })
+  .filter((e) => e.isDirectory()).map((e) => join(ROOT, 'packages', e.name, 'test'))
+  .filter((dir) => readdirSync(join(dir, '..')).includes('test'));
 const LEAKS = [
   /\bvi\s*\.\s*(do)?mock\s*\(/,
   /\bvi\s*\.\s*stub(Env|Global)\s*\(/,
@@ -38,10 +43,10 @@ describe('test files leave the shared modules as they found them', () => {
   });
 
   it('no test file mocks a module, stubs a global or writes process.env', () => {
-    const self = relative(TEST_DIR, import.meta.filename);
-    const found = sources(TEST_DIR)
-      .filter((f) => relative(TEST_DIR, f) !== self)
-      .flatMap((f) => leaks(readFileSync(f, 'utf8')).map((line) => `test/${relative(TEST_DIR, f)}:${line}`));
+    const found = [TEST_DIR, ...PACKAGE_TESTS].flatMap(sources)
+      .filter((f) => f !== import.meta.filename)
+      .flatMap((f) => leaks(readFileSync(f, 'utf8')).map((line) => `${relative(ROOT, f)}:${line}`));
+    expect(PACKAGE_TESTS.length).toBeGreaterThan(0);
     expect(found).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { ERROR_STATUS } from '../../src/domain/errors.js';
-import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../../src/payments/simulator/paymentMethods.js';
+import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../../src/app/paymentMethods.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { registerBuyers } from '../support/catalog.js';
 import { expectProblem } from './helpers.js';

@@ -2,9 +2,9 @@
 // the service pays through the simulator; none with a real Stripe key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
-import { paymentMethods } from '../../src/app/paymentMethods.js';
+import { TEST_PAYMENT_METHODS } from '@boxoffice/paysim';
+import { paymentMethods, TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../../src/app/paymentMethods.js';
 import { loadConfig } from '../../src/config.js';
-import { TEST_PAYMENT_METHODS_FOR_PEOPLE } from '../../src/payments/simulator/paymentMethods.js';
 
 let t: TestService;
 beforeAll(async () => { t = await startTestService({ pglite: true, sweeper: false }); });
@@ -41,5 +41,18 @@ describe('which methods the service offers', () => {
   });
   it('no methods with a real Stripe key', () => {
     expect(paymentMethods({ config: { ...base, stripeSecretKey: 'sk_live_example' } })).toEqual({ test_mode: false, methods: [] });
+  });
+});
+
+describe('what the service says of each test method', () => {
+  // The service owns the words (src/app/paymentMethods.ts); the simulator decides what happens.
+  it('is what the simulator does with it', () => {
+    for (const [id, description] of TEST_PAYMENT_METHODS_FOR_PEOPLE) {
+      const method = TEST_PAYMENT_METHODS.get(id);
+      expect(method, id).toBeDefined();
+      expect(method!.outcome, id).toBe(/^declined/.test(description) ? 'declined' : 'succeeded');
+      expect(method!.losesFirstAnswer, id).toBe(description.includes('first answer is lost'));
+      expect(method!.processing === 'slow', id).toBe(description.includes('after about 3 s'));
+    }
   });
 });

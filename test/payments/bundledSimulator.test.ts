@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ensureBuild, freePort } from '../resilience/childService.js';
-import { buildSimulator, type Simulator } from '../../src/payments/simulator/server.js';
+import { buildSimulator, type Simulator } from '@boxoffice/paysim';
 
 const EXIT_WITHIN_MS = 20_000;
 

@@ -2,7 +2,7 @@
 // committed, lost answers after commit, added latency, runtime control.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import { chaosFromEnv } from '../../src/payments/simulator/chaos.js';
+import { chaosFromEnv } from '@boxoffice/paysim';
 import { rejection, startSimulator, type RunningSimulator } from './simulatorHarness.js';
 
 let t: RunningSimulator;

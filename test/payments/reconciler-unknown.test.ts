@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import { holdSeats, newKey, paymentIntentsFor, postBooking, until } from '../bookings/helpers.js';
 import { reconcilePayments } from '../../src/workers/reconciler.js';
-import { NO_CHAOS } from '../../src/payments/simulator/chaos.js';
+import { NO_CHAOS } from '@boxoffice/paysim';
 
 // The first answer is late (the charge takes longer than the service waits), and a
 // reconciler check waits no longer than that either.

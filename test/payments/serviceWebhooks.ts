@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import type { TestService } from '../support/service.js';
 import type { HttpAnswer } from '../support/http.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { signatureHeader } from '../../src/payments/simulator/signature.js';
+import { signatureHeader } from '@boxoffice/paysim';
 import { WEBHOOK_SECRET } from './simulatorHarness.js';
 import { expectStatus, holdSeats, newKey, paymentIntentsFor, postBooking, retrying, startService } from '../bookings/helpers.js';
 

@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { buildSimulator, type Simulator, type SimulatorOptions } from '../../src/payments/simulator/server.js';
+import { buildSimulator, type Simulator, type SimulatorOptions } from '@boxoffice/paysim';
 
 export const SECRET_KEY = 'sk_test_sim';
 export const WEBHOOK_SECRET = 'whsec_sim';

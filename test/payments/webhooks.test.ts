@@ -3,9 +3,9 @@
 // duplicated, reordered and late.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import { signatureHeader } from '../../src/payments/simulator/signature.js';
+import { signatureHeader } from '@boxoffice/paysim';
 import { startSimulator, startWebhookEndpoint, WEBHOOK_SECRET, type RunningSimulator, type WebhookEndpoint } from './simulatorHarness.js';
-import type { SimulatorOptions } from '../../src/payments/simulator/server.js';
+import type { SimulatorOptions } from '@boxoffice/paysim';
 
 let t: RunningSimulator;
 let hooks: WebhookEndpoint;

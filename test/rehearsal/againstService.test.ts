@@ -10,11 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { ADMIN, startTestService, type TestService } from '../support/service.js';
-import { cleanup } from '../../src/rehearsal/cleanup.js';
-import { audit } from '../../src/rehearsal/audit.js';
-import { readBooks } from '../../src/rehearsal/auditRead.js';
-import { parseOptions } from '../../src/rehearsal/options.js';
-import { rehearse } from '../../src/rehearsal/run.js';
+import { audit, cleanup, parseOptions, readBooks, rehearse } from '@boxoffice/rehearsal';
 
 // Found on the simulator before each run; nothing the rehearsal would set itself.
 const FOUND_CHAOS = { latency_ms: 0, error_rate: 0, timeout_after_commit_rate: 0, webhook_duplicate_rate: 0, webhook_delay_ms: 7, webhook_reorder: false };

@@ -7,10 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ensureBuild } from '../resilience/childService.js';
-import { cleanup } from '../../src/rehearsal/cleanup.js';
-import { headline } from '../../src/rehearsal/figures.js';
-import { parseOptions } from '../../src/rehearsal/options.js';
-import { rehearse } from '../../src/rehearsal/run.js';
+import { cleanup, headline, parseOptions, rehearse } from '@boxoffice/rehearsal';
 
 describe('the on-sale rehearsal, small preset', () => {
   let db: TestDatabase;

@@ -2,7 +2,7 @@
 // simulator in the test's own process, so it keeps its books (and keeps sending
 // webhooks) while the service is killed, restarted or starved. Not a test file.
 import type { AddressInfo } from 'node:net';
-import { buildSimulator, type Simulator } from '../../src/payments/simulator/server.js';
+import { buildSimulator, type Simulator } from '@boxoffice/paysim';
 
 /** Listens on a free port and sends webhooks to the service that will listen on `servicePort`. */
 export async function startBank(servicePort: number, retry: { retryMaxMs: number; attemptTimeoutMs: number }): Promise<{ sim: Simulator; port: number }> {

@@ -1,7 +1,7 @@
 // The built service (`node <build>/src/main.js serve`) as a child process that a
 // test can SIGKILL and start again on the same port and database. Not a test file.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -27,10 +27,16 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Compiles src/ with the project's tsconfig into BUILD_DIR unless that build is newer than every source file. */
+/**
+ * Compiles src/ with the project's tsconfig into BUILD_DIR unless that build is newer
+ * than every source file, and the payment simulator the service bundles
+ * (packages/paysim) beside it, as BUILD_DIR/node_modules/@boxoffice/paysim: the
+ * build's `import '@boxoffice/paysim'` finds that one first.
+ */
 export function ensureBuild(log: (s: string) => void = () => {}): string {
   const main = path.join(BUILD_DIR, 'src', 'main.js');
-  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs);
+  const paysim = path.join(ROOT, 'packages', 'paysim');
+  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(paysim, 'src')), statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs);
   // The service finds migrations/ by walking up a few folders from its own file.
   const migrations = path.join(BUILD_DIR, 'migrations');
   mkdirSync(BUILD_DIR, { recursive: true });
@@ -39,7 +45,11 @@ export function ensureBuild(log: (s: string) => void = () => {}): string {
   if (built > sources) return main;
   const started = Date.now();
   mkdirSync(BUILD_DIR, { recursive: true });
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', BUILD_DIR], { cwd: ROOT, stdio: 'pipe' });
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const paysimBuild = path.join(BUILD_DIR, 'node_modules', '@boxoffice', 'paysim');
+  execFileSync(process.execPath, [tsc, '-p', path.join(paysim, 'tsconfig.json'), '--outDir', path.join(paysimBuild, 'dist')], { cwd: ROOT, stdio: 'pipe' });
+  copyFileSync(path.join(paysim, 'package.json'), path.join(paysimBuild, 'package.json'));
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--outDir', BUILD_DIR], { cwd: ROOT, stdio: 'pipe' });
   writeFileSync(STAMP, String(Date.now()));
   log(`built the service into ${path.relative(ROOT, BUILD_DIR)} in ${Date.now() - started} ms`);
   return main;

@@ -22,7 +22,7 @@ import { createTestDatabase, endPool, type TestDatabase } from '../support/datab
 import { HttpClient } from '../support/http.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import type { TestService } from '../support/service.js';
-import type { Simulator } from '../../src/payments/simulator/server.js';
+import type { Simulator } from '@boxoffice/paysim';
 import { payThroughBank, startBank } from './bank.js';
 import { ChildService, ensureBuild, freePort } from './childService.js';
 import {

@@ -24,7 +24,7 @@ import { HttpClient } from '../support/http.js';
 import { createShow } from '../support/catalog.js';
 import type { TestService } from '../support/service.js';
 import { start as startBlackholeProxy, type BlackholeProxy } from '../support/blackholeProxy.js';
-import type { Simulator } from '../../src/payments/simulator/server.js';
+import type { Simulator } from '@boxoffice/paysim';
 import { payThroughBank, startBank } from './bank.js';
 import { ChildService, ensureBuild, freePort } from './childService.js';
 import {

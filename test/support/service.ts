@@ -8,7 +8,7 @@ import type { OpenFileLimit } from '../../src/live/streamCapacity.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { HttpClient, observeAnswers } from './http.js';
 import { AnswerCheck } from './openapiCheck.js';
-import { buildSimulator, type Simulator, type SimulatorOptions } from '../../src/payments/simulator/server.js';
+import { buildSimulator, type Simulator, type SimulatorOptions } from '@boxoffice/paysim';
 
 export const ADMIN = { email: 'admin@boxoffice.test', password: 'admin-password-1' };
 

@@ -2,7 +2,7 @@
 // ranked front row first and, within a row, nearest the middle first; a buyer
 // starts at a rank drawn with a bias to the top and takes the seats next to it in
 // its row, filling up with the next best seats when the row has no more.
-import type { Random } from '../payments/simulator/rng.js';
+import type { Random } from '@boxoffice/paysim';
 
 export interface MapSeat {
   seat: string;

@@ -1,8 +1,8 @@
-// The rehearsal's undo steps (src/rehearsal/cleanup.ts). The test workers keep
+// The rehearsal's undo steps (packages/rehearsal/src/cleanup.ts). The test workers keep
 // modules between files (vitest.config.ts), so one process may rehearse, clean up,
 // and rehearse again: the second clean-up must run the second run's steps.
 import { describe, expect, it } from 'vitest';
-import { cleanup, onCleanup } from '../../src/rehearsal/cleanup.js';
+import { cleanup, onCleanup } from '../src/cleanup.js';
 
 describe('cleanup', () => {
   it('runs the steps newest first, once, and again for steps registered after a clean-up', async () => {

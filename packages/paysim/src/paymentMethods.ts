@@ -34,12 +34,3 @@ export const TEST_PAYMENT_METHODS: ReadonlyMap<string, TestPaymentMethod> = new 
     decline: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
   }],
 ]);
-
-/** The contract's test payment methods and what each does, for people (start output, docs). */
-export const TEST_PAYMENT_METHODS_FOR_PEOPLE: ReadonlyArray<readonly [string, string]> = [
-  ['pm_card_visa', 'succeeds: the booking is confirmed'],
-  ['pm_card_declined', 'declined: the booking fails, the hold stays until it expires'],
-  ['pm_card_slow', 'succeeds after about 3 s'],
-  ['pm_card_timeout_succeeds', 'charged, but the first answer is lost: pending, then confirmed'],
-  ['pm_card_timeout_fails', 'declined, but the first answer is lost: pending, then failed'],
-];

@@ -3,7 +3,7 @@
 // by page with starting_after), each booking they or the buyers name (as admin),
 // each show's seat map and stats, and every hold the buyers made (as its owner).
 import Stripe from 'stripe';
-import { SIMULATOR_SECRET_KEY } from '../config.js';
+import { DEFAULT_SECRET_KEY as SIMULATOR_SECRET_KEY } from '@boxoffice/paysim';
 import type { Books, BookingRecord, ChargeRecord, HoldRecord, MapRecord, RefundRecord } from './audit.js';
 import { api } from './setup.js';
 

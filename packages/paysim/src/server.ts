@@ -3,7 +3,7 @@
 // listens; tests and the service's own start-up use it directly.
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { appLogging, loggerFrom } from '../../http/logging.js';
+import { appLogging, loggerFrom } from './logging.js';
 import qs from 'qs';
 import { sendError } from './answers.js';
 import { installApiHooks } from './apiHooks.js';
@@ -54,7 +54,7 @@ export async function buildSimulator(opts: SimulatorOptions = {}): Promise<Simul
   let requests = 0;
   const app = Fastify({
     // An on-sale simulation sends thousands of requests: their lines only at debug.
-    ...appLogging(loggerFrom('paysim', opts.logger), () => true),
+    ...appLogging(loggerFrom('paysim', opts.logger)),
     // Its own request ids, so its lines are never taken for the service's (req-N).
     genReqId: () => `sim-${++requests}`,
     // Stripe's GET parameters use the same bracket notation as its bodies.

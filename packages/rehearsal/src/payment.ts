@@ -1,7 +1,7 @@
 // A buyer pays for a hold: the payment method drawn from the configured mix, the
 // booking retried under the same Idempotency-Key until its answer is definitive,
 // a `pending` booking polled to its end, a decline retried once with another card.
-import type { Random } from '../payments/simulator/rng.js';
+import type { Random } from '@boxoffice/paysim';
 import type { BuyerHttp } from './http.js';
 import type { Recorder } from './recorder.js';
 

@@ -2,7 +2,7 @@
 // rules, reads the map (sections first in a stadium), chooses seats with a bias to
 // the best, holds, pays, sometimes walks away, and on a lost race chooses again —
 // a bounded number of times, and not at all once the map shows no seat available.
-import { seededRandom, type Random } from '../payments/simulator/rng.js';
+import { seededRandom, type Random } from '@boxoffice/paysim';
 import type { QueueEdge } from './edge.js';
 import type { EdgeCache } from './edgeCache.js';
 import type { BuyerHttp } from './http.js';

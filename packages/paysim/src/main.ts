@@ -8,10 +8,18 @@
 // PAYSIM_TIMEOUT_AFTER_COMMIT_RATE, PAYSIM_WEBHOOK_DUPLICATE_RATE, PAYSIM_WEBHOOK_DELAY_MS,
 // PAYSIM_WEBHOOK_REORDER (true/false), PAYSIM_SEED; LOG_LEVEL. Chaos can also be read
 // and changed at runtime: GET/POST /_sim/chaos (JSON); GET /_sim/health has the counts.
-import { int } from '../../config.js';
 import { chaosFromEnv } from './chaos.js';
 import { buildSimulator, DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET } from './server.js';
-import { createLogger } from '../../http/logging.js';
+import { createLogger } from './logging.js';
+
+/** An integer environment variable of at least `min`, or the fallback when unset. */
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
 
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const host = env.PAYSIM_HOST || '127.0.0.1';
@@ -37,7 +45,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const bundled = process.send !== undefined;
   say(`payment simulator: webhooks ${env.PAYSIM_WEBHOOK_URL ? `to ${env.PAYSIM_WEBHOOK_URL}` : bundled ? 'to the service that started it' : 'off (set PAYSIM_WEBHOOK_URL)'}; chaos ${JSON.stringify(sim.ctx.chaos.settings)}`);
   if (bundled) {
-    // Started by a service (bundledSimulator.ts): it waits for this before it listens itself, then says where webhooks go.
+    // Started by a service (boxoffice's src/payments/bundledSimulator.ts): it waits for this before it listens itself, then says where webhooks go.
     process.on('message', (m: { webhookUrl?: unknown }) => {
       if (typeof m?.webhookUrl === 'string') sim.ctx.webhooks.setEndpoint(m.webhookUrl);
     });

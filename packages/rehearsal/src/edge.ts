@@ -4,12 +4,17 @@
 // 200,000 buyers polling it. A buyer asks to be admitted only once `serving` has
 // reached its position (and honours Retry-After when told it is too early).
 import type { BuyerHttp } from './http.js';
-import type { QueueStatus as ServedStatus } from '../app/waitingRoom.js';
 
 export type Turn = 'turn' | 'sold_out' | 'ended';
 
-/** What the rehearsal reads of GET …/queue (the contract's fields; src/app/waitingRoom.ts answers them). */
-export type QueueStatus = Pick<ServedStatus, 'serving' | 'waiting' | 'admit_rate_per_minute' | 'paused' | 'sold_out'>;
+/** What the rehearsal reads of GET …/queue: the contract's fields it uses. */
+export interface QueueStatus {
+  serving: number;
+  waiting: number;
+  admit_rate_per_minute: number;
+  paused: boolean;
+  sold_out: boolean;
+}
 
 interface Waiter { position: number; resolve: (t: Turn) => void }
 

@@ -151,7 +151,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   return Object.freeze(o);
 }
 
-/** The simulator's chaos settings for --chaos (see src/payments/simulator/chaos.ts). */
+/** The simulator's chaos settings for --chaos (see packages/paysim/src/chaos.ts). */
 export const CHAOS_SETTINGS = Object.freeze({
   error_rate: 0.05,
   timeout_after_commit_rate: 0.05,

@@ -1,13 +1,13 @@
 // The rehearsal's pure parts: rank correlation, chart scaling and ticks, seat choice, options.
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/payments/simulator/rng.js';
-import { lineChart, niceTicks, scale } from '../../src/rehearsal/chart.js';
-import { QueueEdge } from '../../src/rehearsal/edge.js';
-import type { BuyerHttp } from '../../src/rehearsal/http.js';
-import { parseOptions } from '../../src/rehearsal/options.js';
-import { ranks, spearman } from '../../src/rehearsal/rankCorrelation.js';
-import { chooseSeats, chooseSection, rankSeats, type MapSeat } from '../../src/rehearsal/seatChoice.js';
-import { hallLayout, rowName } from '../../src/rehearsal/setup.js';
+import { seededRandom } from '@boxoffice/paysim';
+import { lineChart, niceTicks, scale } from '../src/chart.js';
+import { QueueEdge } from '../src/edge.js';
+import type { BuyerHttp } from '../src/http.js';
+import { parseOptions } from '../src/options.js';
+import { ranks, spearman } from '../src/rankCorrelation.js';
+import { chooseSeats, chooseSection, rankSeats, type MapSeat } from '../src/seatChoice.js';
+import { hallLayout, rowName } from '../src/setup.js';
 
 describe('Spearman rank correlation', () => {
   it('ranks ties by their mean rank', () => {

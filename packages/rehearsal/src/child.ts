@@ -8,14 +8,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
 
-/** The repository root (the folder with package.json), from dist/src/rehearsal, src/rehearsal or bench/lib. */
+/** The repository root (the folder whose package.json names the workspaces), from packages/rehearsal/dist or src. */
 export const REPO_ROOT = (() => {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object)) return dir;
     dir = path.dirname(dir);
   }
-  throw new Error('package.json not found above this file');
+  throw new Error('the workspace root (package.json with "workspaces") was not found above this file');
 })();
 
 export interface Child {

@@ -1,6 +1,6 @@
 // The rehearsal's audit on crafted books: clean books pass, each planted violation fails its check.
 import { describe, expect, it } from 'vitest';
-import { audit, type Books } from '../../src/rehearsal/audit.js';
+import { audit, type Books } from '../src/audit.js';
 
 function cleanBooks(): Books {
   return {

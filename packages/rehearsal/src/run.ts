@@ -14,7 +14,7 @@ import { turnOnPaymentChaos } from './paymentChaos.js';
 import { Recorder } from './recorder.js';
 import { writeReport } from './report.js';
 import { serviceUnderTest } from './service.js';
-import { seededRandom } from '../payments/simulator/rng.js';
+import { seededRandom } from '@boxoffice/paysim';
 import { createShows, signIn, syntheticBuyers } from './setup.js';
 
 export interface RunResult {
