@@ -11,7 +11,7 @@
 // commits PostgreSQL itself counted (pg_stat_database) over the same window check them.
 //
 // The same work without the service, in the same run: the booking's two statements
-// (src/db/bookings.ts enterPayment with its key claim, confirmPaidBooking with the
+// (src/db/seatTransitions.ts enterPayment with its key claim, confirmPayment with the
 // answer) through a pg pool of the service's size from this process, around the same
 // PaymentIntent create-and-confirm: what this SQL and this payment cost on this
 // machine with no HTTP, auth or routing around them (BENCH_BARE_BOOKINGS, default
@@ -40,8 +40,7 @@
 import Stripe from 'stripe';
 import { createHash, randomBytes } from 'node:crypto';
 import { connectPostgres } from '../src/db/client.js';
-import { confirmPaidBooking, enterPayment, GUARD_FAILED } from '../src/db/bookings.js';
-import { sqlState } from '../src/db/sqlstate.js';
+import { confirmPayment, enterPayment } from '../src/db/seatTransitions.js';
 import { StripeProvider } from '../src/payments/provider.js';
 import { runBenchmark } from './lib/cleanup.js';
 import pg from 'pg';
@@ -49,8 +48,7 @@ import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { childPids, CpuWindow, machineCpu, ownCpu, processesCpu } from './lib/cpuWindow.js';
 import { profileFlags, startService } from './lib/child.js';
 import { loadConfig } from '../src/config.js';
-import { reconcileAfterSeconds } from '../src/app/bookings.js';
-import { KEY_LEASE_SECONDS } from '../src/app/idempotentBooking.js';
+import { KEY_LEASE_SECONDS, reconcileAfterSeconds } from '../src/app/bookings.js';
 import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
 import { Latencies, envNumber, fixed, table } from './lib/stats.js';
 import { pgTransactions, scrapeTrips, totalTrips, tripsBetween } from './lib/dbTrips.js';
@@ -206,21 +204,22 @@ runBenchmark(async () => {
       const key = `${tag}-${h.seat}`;
       const ids = { bookingId: `bkg_${randomBytes(12).toString('hex')}`, attemptId: `pay_${randomBytes(12).toString('hex')}` };
       const t0 = performance.now();
-      const entered = await enterPayment(bareDb, {
-        holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null, idempotencyKey: key,
-        claim: { fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
+      const entry = await enterPayment(bareDb, {
+        holdId: h.holdId, userId: buyer.userId, ...ids, paymentMethod: 'pm_card_visa', reconcileAfterSeconds: reconcileAfterSeconds(config), admittedShowId: null,
+        key: { key, fingerprint: createHash('sha256').update(`${h.holdId}/pm_card_visa`).digest('hex'), leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: config.idempotencyTtlHours * 3600 },
       });
+      const entered = entry.entered;
       if (!entered) throw new Error(`bare booking: hold ${h.holdId} did not enter payment`);
       // The service's own provider call (src/payments/provider.ts).
       const charged = await provider.charge({ ...ids, holdId: h.holdId, amount: entered.amount, currency: entered.currency, paymentMethod: 'pm_card_visa' }, config.paymentTimeoutMs);
       if (charged.kind !== 'succeeded') throw new Error(`bare booking: the payment was ${charged.kind}`);
       // As the service does: a confirmation that finds the outcome applied already
-      // (the provider's webhook came first) undoes itself, and the booking is read.
-      const confirmed = await confirmPaidBooking(bareDb, {
-        ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: charged.paymentIntentId, seatCount: entered.seats.length, atOnce: true,
+      // (the provider's webhook came first) changes nothing, and the booking is read.
+      const confirmed = await confirmPayment(bareDb, {
+        ...ids, holdId: h.holdId, showId: show.showId, paymentIntentId: charged.paymentIntentId, seatCount: entered.seats.length,
         answer: { userId: buyer.userId, key, status: 201, body: { booking_id: ids.bookingId, status: 'confirmed' } },
-      }).then((r) => (r.confirmed ? 'confirmed' : 'not confirmed'), async (err: unknown) => {
-        if (sqlState(err) !== GUARD_FAILED) throw err;
+      }).then(async (ok) => {
+        if (ok) return 'confirmed';
         const b = (await bareDb.query<{ status: string }>('select status from bookings where id = $1', [ids.bookingId])).rows[0];
         return `${b?.status ?? 'missing'} by the webhook`;
       });
