@@ -3,7 +3,7 @@ import { DomainError, notFound, type Refusal } from '../domain/errors.js';
 import { checkRequestedSeats, refusal } from '../domain/holds.js';
 import { newId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
-import { claimSeats } from '../db/seatTransitions.js';
+import { claimSeats, releaseSeats } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
@@ -98,7 +98,8 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
   const hold = await holds.findHold(ctx.db, holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
-  if (await holds.releaseHold(ctx.db, holdId, caller.userId)) return;
+  // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already).
+  if ((await releaseSeats(ctx.db, holdId, caller.userId)).released) return;
   // Nothing released: already over, or a payment took it in the meantime.
   const now = await holds.findHold(ctx.db, holdId);
   if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');

@@ -7,8 +7,8 @@
 import { validationFailed } from '../domain/errors.js';
 import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
 import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
-import { failureOf, type ChargeOutcome, type ProviderPaymentIntent } from '../payments/provider.js';
-import { applyPaymentOutcome } from './payments.js';
+import type { ProviderPaymentIntent } from '../payments/provider.js';
+import { applyPaymentOutcome } from './bookings.js';
 import type { Context } from './context.js';
 
 export type Log = { warn: (o: object, m: string) => void };
@@ -47,15 +47,6 @@ function ignore(ctx: Context, log: Log, e: WebhookEventRow, reason: 'provider_mi
   log.warn({ event: 'webhook.ignored', event_id: e.id, type: e.type, reason, ...detail }, 'webhook event does not match the provider\'s record; ignored');
 }
 
-/** What the provider's own PaymentIntent says about our attempt; null when it says nothing definitive. */
-function outcomeOf(pi: ProviderPaymentIntent): ChargeOutcome | null {
-  if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
-  if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
-    return { kind: 'failed', paymentIntentId: pi.id, failure: pi.lastPaymentError ?? failureOf(pi.status, null) };
-  }
-  return null;
-}
-
 function belongsTo(pi: ProviderPaymentIntent, a: AttemptRow): boolean {
   return pi.metadata.attempt_id === a.id && pi.metadata.booking_id === a.booking_id
     && pi.amount === Number(a.amount) && pi.currency.toLowerCase() === a.currency.toLowerCase();
@@ -71,8 +62,8 @@ async function applyPaymentEvent(ctx: Context, e: WebhookEventRow, object: Event
   const pi = typeof object.id === 'string' && object.id !== '' ? await ctx.payments.retrievePaymentIntent(object.id, ctx.config.paymentTimeoutMs) : null;
   if (!pi) return ignore(ctx, log, e, 'provider_missing', { attempt_id: attempt.id, payment_intent: object.id });
   if (!belongsTo(pi, attempt)) return ignore(ctx, log, e, 'mismatch', { attempt_id: attempt.id, payment_intent: pi.id });
-  const outcome = outcomeOf(pi);
-  if (outcome) await applyPaymentOutcome(ctx, attempt.id, outcome);
+  // Only a definitive status is applied: the provider adapter says which (outcomeOf in src/payments/provider.ts).
+  if (pi.outcome.kind !== 'unknown') await applyPaymentOutcome(ctx, attempt.id, pi.outcome);
 }
 
 async function applyRefundEvent(ctx: Context, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {

@@ -1,8 +1,6 @@
-// The hold: read, release, and its status moves (the claim is in seatTransitions.ts).
+// The hold, read. Its rows are written with its seats' in src/db/seatTransitions.ts.
 import type { Queryable } from './client.js';
-import { HOLD_MOVES, type HoldStatus } from '../domain/states.js';
-import { releaseSeats } from './seatTransitions.js';
-import { statusIn } from './statusGuard.js';
+import type { HoldStatus } from '../domain/states.js';
 
 export interface HoldRow {
   hold_id: string;
@@ -24,29 +22,4 @@ export async function findHold(db: Queryable, holdId: string): Promise<HoldRow |
     [holdId],
   );
   return r.rows[0] ?? null;
-}
-
-/**
- * Releases an active hold of this user and frees its seats at once (one
- * statement, seatTransitions.releaseSeats). Returns false when there was no
- * active hold to release (an expired hold stays expired: its seats are already
- * free for the next claim).
- */
-export async function releaseHold(db: Queryable, holdId: string, userId: string): Promise<boolean> {
-  return (await releaseSeats(db, holdId, userId)).released;
-}
-
-/** active, past its expiry → expired (the sweeper; reads the same as before, see findHold). */
-export async function expireLapsedHolds(db: Queryable): Promise<number> {
-  const r = await db.query(
-    `update holds set status = '${HOLD_MOVES.expire.to}' where ${statusIn(HOLD_MOVES.expire.from)} and expires_at <= bo_now()`,
-  );
-  return r.rowCount;
-}
-
-/** A hold's move under its booking's lock; returns the rows changed (0 when the move is not allowed from its status). */
-export async function moveHold(tx: Queryable, holdId: string, move: 'confirm' | 'seatsLost' | 'decline'): Promise<number> {
-  const { from, to } = HOLD_MOVES[move];
-  const r = await tx.query(`update holds set status = '${to}' where id = $1 and ${statusIn(from)}`, [holdId]);
-  return r.rowCount;
 }

@@ -1,47 +1,50 @@
-// Idempotency-Key records of the booking route, scoped to the caller.
+// Idempotency-Key records of the booking route, scoped to the caller. The key is
+// claimed by the booking request's first statement and its success answered by its
+// second (enterPayment, confirmPayment in src/db/seatTransitions.ts: one round trip
+// each); everything else a key goes through is here.
 import type { Queryable } from './client.js';
 
-export type KeyState =
-  | { kind: 'new' }
-  | { kind: 'reused' }
-  | { kind: 'in_flight' }
-  | { kind: 'replay'; status: number; body: unknown }
-  /** The first request's instance died: this request now owns the key (and the booking it made, if any). */
-  | { kind: 'taken_over'; bookingId: string | null };
+/** A booking request's claim of its key, made by the statement that enters payment (enterPayment in src/db/seatTransitions.ts). */
+export interface KeyClaim {
+  key: string;
+  /** sha256 of the request's canonical body: what makes a repeat "the same". */
+  fingerprint: string;
+  leaseSeconds: number;
+  /** A key first used longer ago than this (and not running) is taken afresh, as if it had never been used. */
+  ttlSeconds: number;
+}
+
+/** A key as it stood when a request could not claim it. */
+export interface KeyRow {
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: unknown;
+  /** The booking its request made; only a booking that exists is noted. */
+  booking_id: string | null;
+  /** Its lease ran out: the request that holds it died. */
+  expired: boolean;
+}
+
+/** The answer a booking request stores under its key, with the confirmation that makes it true (confirmPayment in src/db/seatTransitions.ts). */
+export interface KeyedAnswer {
+  userId: string;
+  key: string;
+  status: number;
+  body: unknown;
+}
 
 /**
- * Claims the key for this request, or says why not. The lease outlives the
- * longest request. A key first used more than `ttlSeconds` ago (and not running)
- * is taken afresh, as if it had never been used.
+ * Takes over a key whose request died after making its booking (its lease ran out):
+ * false when another request took it first.
  */
-export async function claimKey(db: Queryable, userId: string, key: string, fingerprint: string, leaseSeconds: number, ttlSeconds: number): Promise<KeyState> {
-  const inserted = await db.query(
-    `insert into idempotency_keys (user_id, key, fingerprint, state, lease_until)
-     values ($1, $2, $3, 'in_flight', now() + make_interval(secs => $4))
-     on conflict (user_id, key) do update
-       set fingerprint = excluded.fingerprint, state = 'in_flight', lease_until = excluded.lease_until, booking_id = null,
-           response_status = null, response_body = null, created_at = now()
-     where idempotency_keys.created_at < now() - make_interval(secs => $5)
-       and (idempotency_keys.state = 'done' or idempotency_keys.lease_until < now())`,
-    [userId, key, fingerprint, leaseSeconds, ttlSeconds],
-  );
-  if (inserted.rowCount === 1) return { kind: 'new' };
-  const r = await db.query<{ fingerprint: string; state: string; response_status: number | null; response_body: unknown; booking_id: string | null; expired: boolean }>(
-    `select fingerprint, state, response_status, response_body, booking_id, lease_until < now() as expired
-       from idempotency_keys where user_id = $1 and key = $2`,
-    [userId, key],
-  );
-  const row = r.rows[0];
-  if (!row) return claimKey(db, userId, key, fingerprint, leaseSeconds, ttlSeconds); // released meanwhile: try again
-  if (row.fingerprint !== fingerprint) return { kind: 'reused' };
-  if (row.state === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
-  if (!row.expired) return { kind: 'in_flight' };
+export async function takeOverKey(db: Queryable, userId: string, key: string, leaseSeconds: number): Promise<boolean> {
   const took = await db.query(
     `update idempotency_keys set lease_until = now() + make_interval(secs => $3)
       where user_id = $1 and key = $2 and state = 'in_flight' and lease_until < now()`,
     [userId, key, leaseSeconds],
   );
-  return took.rowCount === 1 ? { kind: 'taken_over', bookingId: row.booking_id } : { kind: 'in_flight' };
+  return took.rowCount === 1;
 }
 
 /** Extends the lease of a request still running, so that only a dead one's lease runs out. */

@@ -1,20 +1,25 @@
-// The seat state machine's one home: every write of show_seats is here (a lint,
-// test/db/seat-writes.test.ts, fails on one anywhere else). Each move is one
-// statement guarded by the move's `from` states (SEAT_MOVES in src/domain/states.ts),
-// so an illegal move changes no row; each returns the seats it changed. Moves that
-// lock seats lock them in ascending (show, seat) order (docs/locking.md rules 2, 3).
+// Seats and holds: every statement that writes show_seats or holds is here, whole (a
+// lint, test/db/seat-writes.test.ts, fails on one anywhere else). A hold's move and
+// its seats' move are one statement; the booking request's two statements also carry
+// what must commit with them (the pending booking and its attempt; the confirmation,
+// its sold rows and ticket job; the request's Idempotency-Key), so that each is one
+// round trip. Every move is guarded by its `from` states (SEAT_MOVES, HOLD_MOVES in
+// src/domain/states.ts), so an illegal move changes no row. Seats are locked in
+// ascending (show, seat) order (docs/locking.md rules 2, 3).
 import type { Queryable } from './client.js';
 import type { ClaimOutcome } from '../domain/holds.js';
-import { SEAT_MOVES, HOLD_MOVES, type SeatMove } from '../domain/states.js';
+import { SEAT_MOVES, HOLD_MOVES, BOOKING_MOVES, type SeatMove } from '../domain/states.js';
+import type { KeyClaim, KeyedAnswer, KeyRow } from './idempotency.js';
 import { statusIn } from './statusGuard.js';
 
 /**
- * The shape every move but the claim shares: `mine` picks and locks the seats the
- * move may change (its guard), `moved` changes exactly those. `before` adds CTEs
- * that `where` may read; `skipLocked` takes at most that many rows (a SQL
- * parameter) and never waits, for the sweeper, which cannot follow one show's order.
+ * The shape every seat move but the claim shares: `mine` picks and locks the seats the
+ * move may change (its guard), `moved` changes exactly those, and only `when` it holds.
+ * `before` adds CTEs that `where` and `when` may read; `skipLocked` takes at most that
+ * many rows (a SQL parameter) and never waits, for the sweeper, which cannot follow one
+ * show's order.
  */
-function seatMove(m: { move: SeatMove; where: string; set: string; before?: string; skipLocked?: string }): string {
+function seatMove(m: { move: SeatMove; where: string; set: string; before?: string; when?: string; skipLocked?: string }): string {
   const { from, to } = SEAT_MOVES[m.move];
   return `with ${m.before ? `${m.before},` : ''}
      mine as (
@@ -24,17 +29,13 @@ function seatMove(m: { move: SeatMove; where: string; set: string; before?: stri
         ${m.skipLocked ? `limit ${m.skipLocked} for update skip locked` : 'for update'}
      ), moved as (
        update show_seats s set status = '${to}', ${m.set}
-         from mine where s.show_id = mine.show_id and s.seat_id = mine.seat_id
+         from mine where s.show_id = mine.show_id and s.seat_id = mine.seat_id${m.when ? ` and ${m.when}` : ''}
        returning s.show_id, s.seat_id
      )`;
 }
 
 const FREE = `hold_id = null, holder_id = null, hold_expires_at = null, version = nextval('seat_version_seq')`;
 const SEAT_IDS = `select coalesce(array_agg(seat_id order by seat_id), '{}') as seats from moved`;
-
-async function seatIds(db: Queryable, sql: string, params: unknown[]): Promise<string[]> {
-  return (await db.query<{ seats: string[] }>(sql, params)).rows[0]!.seats;
-}
 
 /** Show creation: one `available` row per hall seat. */
 export async function createShowSeats(db: Queryable, showId: string, hallId: string): Promise<number> {
@@ -58,9 +59,9 @@ export interface ClaimResult {
 }
 
 /**
- * claim: available, or held past its expiry → held. One round trip that takes
- * every seat or none; the statement is the SQL function claim_seats (latest
- * definition migrations/0009_claim_without_admission.sql), which also creates the hold.
+ * claim: available, or held past its expiry → held, and the hold created `active`. One
+ * round trip that takes every seat or none; the statement is the SQL function
+ * claim_seats (latest definition migrations/0009_claim_without_admission.sql).
  */
 export async function claimSeats(
   db: Queryable,
@@ -109,55 +110,228 @@ export async function expireSeats(db: Queryable, batch: number): Promise<{ show_
   return r.rows;
 }
 
-/**
- * enter payment as CTEs (`mine`, `moved`) after the statement's own `before` CTEs,
- * for a statement that records the booking beside it in one round trip
- * (src/db/bookings.ts); `show`, `hold` and `until` are SQL expressions.
- */
-export function enterPaymentMove(before: string, show: string, hold: string, until: string): string {
-  return seatMove({ move: 'enterPayment', before, where: `s.show_id = ${show} and s.hold_id = ${hold}`, set: `hold_expires_at = ${until}` });
+/** Holds: active, past its expiry → expired (the sweeper; reads the same as before, see findHold in src/db/holds.ts). */
+export async function expireLapsedHolds(db: Queryable): Promise<number> {
+  const r = await db.query(
+    `update holds set status = '${HOLD_MOVES.expire.to}' where ${statusIn(HOLD_MOVES.expire.from)} and expires_at <= bo_now()`,
+  );
+  return r.rowCount;
 }
 
-/** book as CTEs, the same way: the hold's paying seats become booked by the booking. */
-export function bookMove(before: string, show: string, hold: string, booking: string): string {
-  return seatMove({
-    move: 'book', before, where: `s.show_id = ${show} and s.hold_id = ${hold}`,
-    set: `booking_id = ${booking}, hold_expires_at = null, version = nextval('seat_version_seq')`,
-  });
+/** What a hold just became when it entered payment: the pending booking's fields. */
+export interface EnteredPayment {
+  show_id: string;
+  seats: string[];
+  amount: number;
+  currency: string;
+  created_at: Date;
 }
 
-/** enter payment: the hold's held seats become paying until `until` (never reclaimed by expiry). */
-export async function enterPaymentSeats(tx: Queryable, s: { showId: string; holdId: string; until: Date }): Promise<string[]> {
-  return seatIds(tx, `${enterPaymentMove('', '$1', '$2', '$3')} ${SEAT_IDS}`, [s.showId, s.holdId, s.until]);
-}
-
-/** book: the hold's paying seats become booked by this booking. */
-export async function bookPayingSeats(tx: Queryable, s: { showId: string; holdId: string; bookingId: string }): Promise<string[]> {
-  return seatIds(tx, `${bookMove('', '$1', '$2', '$3')} ${SEAT_IDS}`, [s.showId, s.holdId, s.bookingId]);
-}
-
-/** back to held (a declined payment): the hold's paying seats are held again until the hold's expiry. */
-export async function returnSeatsToHeld(tx: Queryable, s: { showId: string; holdId: string }): Promise<string[]> {
-  return seatIds(tx,
-    `${seatMove({ move: 'backToHeld', where: 's.show_id = $1 and s.hold_id = $2', set: `version = nextval('seat_version_seq')` })}
-     ${SEAT_IDS}`,
-    [s.showId, s.holdId]);
+/** What the booking request's first statement did. */
+export interface Entry {
+  /** The request's key is now this request's (new, past its time, or left by a request that died before entering payment). */
+  claimed: boolean;
+  /** The hold entered payment (only when `claimed`): the pending booking's fields. */
+  entered: EnteredPayment | null;
+  /** When not `claimed`: the key as it stood (null: another request claimed it meanwhile). */
+  key: KeyRow | null;
 }
 
 /**
- * free (a cancellation, or seats lost): every seat the hold is paying for or the booking has becomes available.
- * A booking's seats were booked from its hold's paying seats (`book` above) and keep
- * the hold's id until they are freed (a seat that is not available always has one:
- * show_seats' check in migrations/0001), so both kinds are found through the hold's
- * index (migrations/0014); `s.booking_id = $3` alone walked every seat of the show.
+ * enter payment, the booking request's first statement (one round trip, no transaction
+ * around it). The caller's hold, if payable, is locked first; then the request's
+ * Idempotency-Key is claimed, noting the booking only when the hold is payable; only
+ * if the claim took does the hold become `paying` (its expiry extended once, on the
+ * first attempt), its seats `paying` (in seat order), and a pending booking with one
+ * payment attempt is recorded — all before the provider is called. Payable: the
+ * caller's active hold, unexpired, whose show has not started (a seat for a show
+ * already running is not sold) and, for a show that sells through a waiting room,
+ * `admittedShowId` (the show of the caller's verified admission token) is that show.
+ * `holdId` null (a body that is not valid) claims the key only. A hold whose seats are
+ * not all its own (it cannot happen to an unexpired hold) aborts the statement with
+ * every change it made (bo_assert, migrations/0013_guarded_statements.sql): a 5xx.
  */
-export async function freeBookingSeats(tx: Queryable, s: { showId: string; holdId: string; bookingId: string }): Promise<string[]> {
-  return seatIds(tx,
+export async function enterPayment(
+  db: Queryable,
+  p: {
+    holdId: string | null; userId: string; bookingId: string; attemptId: string; paymentMethod: string | null;
+    reconcileAfterSeconds: number; admittedShowId: string | null; key: KeyClaim;
+  },
+): Promise<Entry> {
+  const r = await db.query<EnteredPayment & KeyRow & { claimed: boolean; key_state: KeyRow['state'] | null }>(
+    `${seatMove({
+      move: 'enterPayment',
+      before: `payable as (
+       select h.id from holds h join shows s on s.id = h.show_id
+        where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
+          and s.starts_at > bo_now() and (not s.waiting_room or s.id = $3)
+          for update of h
+     ), claim as (
+       insert into idempotency_keys (user_id, key, fingerprint, state, lease_until, booking_id)
+       values ($2, $8, $9, 'in_flight', now() + make_interval(secs => $10::int), case when exists (select 1 from payable) then $4::text end)
+       on conflict (user_id, key) do update
+         set fingerprint = excluded.fingerprint, state = 'in_flight', lease_until = excluded.lease_until, booking_id = excluded.booking_id,
+             response_status = null, response_body = null, created_at = now()
+       where (idempotency_keys.created_at < now() - make_interval(secs => $11::int)
+              and (idempotency_keys.state = 'done' or idempotency_keys.lease_until < now()))
+          or (idempotency_keys.state = 'in_flight' and idempotency_keys.lease_until < now()
+              and idempotency_keys.fingerprint = excluded.fingerprint and idempotency_keys.booking_id is null)
+       returning 1
+     ), known as (
+       select fingerprint, state, response_status, response_body, booking_id, lease_until < now() as expired
+         from idempotency_keys where user_id = $2 and key = $8
+     ), hold as (
+       update holds h
+          set status = '${HOLD_MOVES.enterPayment.to}', extended = true,
+              expires_at = case when h.extended then h.expires_at
+                                else bo_now() + make_interval(secs => s.hold_ttl_seconds) end
+         from shows s
+        where h.id = (select id from payable) and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')}
+          and s.id = h.show_id and exists (select 1 from claim)
+       returning h.show_id, h.seats, h.amount, h.currency, h.expires_at
+     )`,
+      where: 's.show_id = (select show_id from hold) and s.hold_id = $1',
+      set: 'hold_expires_at = (select expires_at from hold)',
+    })}, booking as (
+       insert into bookings (id, hold_id, user_id, show_id, amount, currency, status, payment_method)
+       select $4, $1, $2, show_id, amount, currency, 'pending', $5 from hold
+       returning created_at
+     ), attempt as (
+       insert into payment_attempts (id, booking_id, hold_id, amount, currency, payment_method, status, next_check_at)
+       select $6, $4, $1, amount, currency, $5, 'created', bo_now() + make_interval(secs => $7::int) from hold
+     )
+     select exists (select 1 from claim) as claimed,
+            hold.show_id, hold.seats, hold.amount, hold.currency, (select created_at from booking) as created_at,
+            known.fingerprint, known.state as key_state, known.response_status, known.response_body, known.booking_id, known.expired
+       from (select 1) one left join hold on true left join known on true
+      where case when hold.show_id is null then true
+                 else bo_assert((select count(*) from moved) = cardinality(hold.seats), 'hold ' || $1 || ' does not own all its seats') end`,
+    [p.holdId, p.userId, p.admittedShowId, p.bookingId, p.paymentMethod, p.attemptId, p.reconcileAfterSeconds,
+      p.key.key, p.key.fingerprint, p.key.leaseSeconds, p.key.ttlSeconds],
+  );
+  const row = r.rows[0]!;
+  const entered = row.show_id === null ? null
+    : { show_id: row.show_id, seats: row.seats, amount: row.amount, currency: row.currency, created_at: row.created_at };
+  const key = row.claimed || row.key_state === null ? null : {
+    fingerprint: row.fingerprint, state: row.key_state, response_status: row.response_status, response_body: row.response_body,
+    booking_id: row.booking_id, expired: row.expired,
+  };
+  return { claimed: row.claimed, entered, key };
+}
+
+/**
+ * book: a payment that succeeded, applied to its pending booking in one statement,
+ * all or nothing. The booking row is locked first (the order every source of an
+ * outcome takes: request, webhook and reconciler queue on it); then the hold's paying
+ * seats, in seat order. Only when the booking was pending, its hold paying and every
+ * one of the booking's `seatCount` seats still the hold's: the seats become booked and
+ * are recorded sold, the attempt records the provider's word, the booking and the hold
+ * are confirmed, the tickets queued, and `answer` (the booking request's) stored under
+ * its key. Otherwise it changes nothing and says so (false): the caller decides under
+ * the booking's lock (src/app/bookings.ts applyPaymentOutcome).
+ */
+export async function confirmPayment(
+  db: Queryable,
+  b: { bookingId: string; holdId: string; showId: string; attemptId: string; paymentIntentId: string; seatCount: number; answer?: KeyedAnswer },
+): Promise<boolean> {
+  const r = await db.query<{ confirmed: boolean }>(
+    `${seatMove({
+      move: 'book',
+      before: `locked as (
+       select hold_id from bookings where id = $1 and ${statusIn(BOOKING_MOVES.confirm.from)} for update
+     )`,
+      where: 's.show_id = $3 and s.hold_id = (select hold_id from locked)',
+      set: `booking_id = $1, hold_expires_at = null, version = nextval('seat_version_seq')`,
+      when: `(select count(*) from mine) = $6::int
+             and exists (select 1 from holds where id = $2 and ${statusIn(HOLD_MOVES.confirm.from)})`,
+    })}, attempt as (
+       update payment_attempts set status = 'succeeded', provider_payment_id = coalesce($5, provider_payment_id), resolved_at = now(),
+              failure_code = null, failure_message = null
+        where id = $4 and status in ('created', 'unknown') and exists (select 1 from moved)
+     ), sold as (
+       insert into booking_seats (booking_id, show_id, seat_id, sold) select $1, $3, seat_id, true from moved
+     ), booking as (
+       update bookings set status = '${BOOKING_MOVES.confirm.to}', updated_at = now()
+        where id = $1 and ${statusIn(BOOKING_MOVES.confirm.from)} and exists (select 1 from moved)
+       returning id
+     ), hold as (
+       update holds set status = '${HOLD_MOVES.confirm.to}' where id = $2 and ${statusIn(HOLD_MOVES.confirm.from)} and exists (select 1 from booking)
+     ), tickets as (
+       insert into outbox (topic, payload) select 'ticket.issue', jsonb_build_object('booking_id', id) from booking
+     ), answered as (
+       update idempotency_keys set state = 'done', lease_until = null, response_status = $7, response_body = $8::jsonb
+        where user_id = $9 and key = $10 and exists (select 1 from booking)
+     )
+     select exists (select 1 from booking) as confirmed`,
+    [b.bookingId, b.holdId, b.showId, b.attemptId, b.paymentIntentId, b.seatCount,
+      b.answer?.status ?? null, b.answer ? JSON.stringify(b.answer.body) : null, b.answer?.userId ?? null, b.answer?.key ?? null],
+  );
+  return r.rows[0]!.confirmed;
+}
+
+/**
+ * decline (a refused payment, under the booking's lock): the hold is active again until
+ * its (already extended) expiry and its paying seats are held again, in one statement.
+ * Returns the hold rows changed (0: the hold was not paying, and no seat moved).
+ */
+export async function declinePayment(tx: Queryable, b: { holdId: string; showId: string }): Promise<number> {
+  const r = await tx.query<{ holds: number }>(
+    `${seatMove({
+      move: 'backToHeld',
+      before: `hold as (
+       update holds set status = '${HOLD_MOVES.decline.to}' where id = $2 and ${statusIn(HOLD_MOVES.decline.from)} returning id
+     )`,
+      where: 's.show_id = $1 and s.hold_id = $2',
+      set: `version = nextval('seat_version_seq')`,
+      when: 'exists (select 1 from hold)',
+    })}
+     select (select count(*) from hold)::int as holds`,
+    [b.showId, b.holdId],
+  );
+  return r.rows[0]!.holds;
+}
+
+/**
+ * seats lost (money taken for a hold that no longer has every seat, under the
+ * booking's lock): the hold ends `expired` and the seats it still pays for are free,
+ * in one statement. Returns the hold rows changed (0: the hold was not paying, and no seat moved).
+ */
+export async function loseSeats(tx: Queryable, b: { holdId: string; showId: string }): Promise<number> {
+  const r = await tx.query<{ holds: number }>(
     `${seatMove({
       move: 'free',
-      where: `s.show_id = $1 and s.hold_id = $2 and (s.status = 'paying' or (s.booking_id = $3 and s.status = 'booked'))`,
+      before: `hold as (
+       update holds set status = '${HOLD_MOVES.seatsLost.to}' where id = $2 and ${statusIn(HOLD_MOVES.seatsLost.from)} returning id
+     )`,
+      where: `s.show_id = $1 and s.hold_id = $2 and s.status = 'paying'`,
       set: `${FREE}, booking_id = null`,
+      when: 'exists (select 1 from hold)',
     })}
+     select (select count(*) from hold)::int as holds`,
+    [b.showId, b.holdId],
+  );
+  return r.rows[0]!.holds;
+}
+
+/**
+ * free (a cancellation, under the booking's lock): the booking's booked seats become
+ * available and are recorded unsold, in one statement; the seats freed. A booking's
+ * seats were booked from its hold's paying seats and keep the hold's id until they
+ * are freed (a seat that is not available always has one: show_seats' check in
+ * migrations/0001_init.sql), so they are found through the hold's index
+ * (migrations/0014_seats_by_hold.sql); `s.booking_id = $3` alone walked every seat of the show.
+ */
+export async function freeBookedSeats(tx: Queryable, b: { showId: string; holdId: string; bookingId: string }): Promise<string[]> {
+  const r = await tx.query<{ seats: string[] }>(
+    `${seatMove({
+      move: 'free',
+      where: `s.show_id = $1 and s.hold_id = $2 and s.booking_id = $3 and s.status = 'booked'`,
+      set: `${FREE}, booking_id = null`,
+    })}, unsold as (
+       update booking_seats set sold = false where booking_id = $3
+     )
      ${SEAT_IDS}`,
-    [s.showId, s.holdId, s.bookingId]);
+    [b.showId, b.holdId, b.bookingId],
+  );
+  return r.rows[0]!.seats;
 }

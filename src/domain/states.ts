@@ -1,7 +1,8 @@
 // The states of seats, holds, bookings, payment attempts and refunds, and the moves
 // allowed between them, as data. Pure. The statements that make each move guard
-// it in their WHERE clause (src/db/seatTransitions.ts, src/db/holds.ts,
-// src/db/bookings.ts, src/db/payments.ts); docs/states.md is the same table in prose.
+// it in their WHERE clause (seats and holds: src/db/seatTransitions.ts; bookings:
+// src/db/seatTransitions.ts and src/db/bookings.ts; src/db/payments.ts); docs/states.md
+// is the same table in prose.
 
 export type SeatStatus = 'available' | 'held' | 'paying' | 'booked';
 export type HoldStatus = 'active' | 'paying' | 'confirmed' | 'released' | 'expired';
@@ -62,10 +63,6 @@ export const REFUND_MOVES = {
   succeed: { from: ['pending'], to: 'succeeded' },
   fail: { from: ['pending'], to: 'failed' },
 } as const satisfies Record<string, Move<RefundStatus>>;
-
-export function canMove<S extends string>(moves: Record<string, Move<S>>, from: S, to: S): boolean {
-  return Object.values(moves).some((m) => m.to === to && m.from.includes(from));
-}
 
 /**
  * For a move made under a lock that guarantees it is allowed: zero rows changed

@@ -31,7 +31,8 @@ export interface ProviderPaymentIntent {
   /** Lower case, as the provider writes it. */
   currency: string;
   metadata: Record<string, string>;
-  lastPaymentError: PaymentFailure | null;
+  /** What its status says about the payment (outcomeOf); `unknown` when nothing definitive yet. */
+  outcome: ChargeOutcome;
 }
 
 /** A refund as the provider itself holds it. */
@@ -79,10 +80,22 @@ export interface StripeSettings {
 }
 
 /** What a PaymentIntent that did not succeed says about why. */
-export function failureOf(status: string, lastError: { code?: string | null; message?: string | null } | null | undefined): PaymentFailure {
+function failureOf(status: string, lastError: { code?: string | null; message?: string | null } | null | undefined): PaymentFailure {
   if (lastError?.code) return { code: lastError.code, message: lastError.message || 'The payment was refused.' };
   if (status === 'canceled') return { code: 'payment_canceled', message: 'The payment was canceled.' };
   return { code: 'payment_failed', message: 'The payment was refused.' };
+}
+
+/**
+ * What a PaymentIntent's status says about the payment: the one mapping, for the
+ * answer to a charge and for a PaymentIntent read back (a webhook, src/app/webhooks.ts).
+ */
+function outcomeOf(pi: { id: string; status: string; last_payment_error?: { code?: string | null; message?: string | null } | null }): ChargeOutcome {
+  if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
+  if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
+    return { kind: 'failed', paymentIntentId: pi.id, failure: failureOf(pi.status, pi.last_payment_error) };
+  }
+  return { kind: 'unknown', reason: `payment intent ${pi.status}` };
 }
 
 /**
@@ -148,11 +161,7 @@ export class StripeProvider implements PaymentProvider {
         },
         { idempotencyKey: c.attemptId, timeout: timeoutMs },
       );
-      if (pi.status === 'succeeded') return { kind: 'succeeded', paymentIntentId: pi.id };
-      if (pi.status === 'requires_payment_method' || pi.status === 'canceled') {
-        return { kind: 'failed', paymentIntentId: pi.id, failure: failureOf(pi.status, pi.last_payment_error) };
-      }
-      return { kind: 'unknown', reason: `payment intent ${pi.status}` };
+      return outcomeOf(pi);
     } catch (err) {
       const type = errorType(err);
       // A decline, or a request the provider refused outright: nothing was charged.
@@ -193,8 +202,7 @@ export class StripeProvider implements PaymentProvider {
     try {
       const pi = await this.stripe.paymentIntents.retrieve(id, {}, { timeout: timeoutMs });
       return {
-        id: pi.id, status: pi.status, amount: pi.amount, currency: pi.currency, metadata: pi.metadata ?? {},
-        lastPaymentError: pi.last_payment_error ? failureOf(pi.status, pi.last_payment_error) : null,
+        id: pi.id, status: pi.status, amount: pi.amount, currency: pi.currency, metadata: pi.metadata ?? {}, outcome: outcomeOf(pi),
       };
     } catch (err) {
       if (isMissing(err)) return null;

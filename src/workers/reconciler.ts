@@ -3,7 +3,7 @@
 // same idempotent request: the provider answers with what it did the first time,
 // or does it now, never twice. Backs off until it hears a definitive answer.
 import { claimOpenAttempts } from '../db/payments.js';
-import { applyPaymentOutcome } from '../app/payments.js';
+import { applyPaymentOutcome } from '../app/bookings.js';
 import type { Context } from '../app/context.js';
 
 export async function reconcilePayments(ctx: Context): Promise<number> {

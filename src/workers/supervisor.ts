@@ -8,7 +8,7 @@ import type { Context } from '../app/context.js';
 import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
-import { sweepExpiredKeys } from '../app/idempotentBooking.js';
+import { sweepExpiredKeys } from '../app/bookings.js';
 import { Loop, type Log } from './loop.js';
 
 export class Workers {

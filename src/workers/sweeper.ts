@@ -1,8 +1,7 @@
 // Refreshes the seat map after holds expire. Correctness never depends on it: the
 // claim treats an expired hold as free by itself (lazy expiry). Tests pause it.
 import type { Database } from '../db/client.js';
-import { expireSeats } from '../db/seatTransitions.js';
-import { expireLapsedHolds } from '../db/holds.js';
+import { expireLapsedHolds, expireSeats } from '../db/seatTransitions.js';
 import type { Metrics } from '../metrics.js';
 import { Loop, type Log } from './loop.js';
 

@@ -1,13 +1,13 @@
-// A booking request confirms a paid booking in one statement, outside any transaction
-// (src/db/bookings.ts confirmPaidBooking with atOnce). It must confirm everything or
-// change nothing: when the booking is no longer pending, or its hold lost a seat, the
-// statement aborts with GUARD_FAILED (BX001) and leaves every row as it was, so the
+// A paid booking is confirmed by one statement, outside any transaction for the
+// booking request (src/db/seatTransitions.ts confirmPayment). It must confirm
+// everything or change nothing: when the booking is no longer pending, or its hold
+// lost a seat, it answers false and leaves every row as it was (no exception), so the
 // locked path can decide. Bookings here are left pending (the provider's first answer
 // lost, no workers, no webhooks) and the statement is run by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { confirmPaidBooking, GUARD_FAILED } from '../../src/db/bookings.js';
+import { confirmPayment } from '../../src/db/seatTransitions.js';
 import { closeService, holdSeats, newKey, paymentIntentsFor, postBooking, retrying, startService } from './helpers.js';
 
 describe('confirming a paid booking at once', () => {
@@ -50,11 +50,11 @@ describe('confirming a paid booking at once', () => {
   }
 
   const confirm = (b: { holdId: string; bookingId: string; attemptId: string; paymentIntentId: string }, seatCount: number) =>
-    confirmPaidBooking(db(), { ...b, showId, seatCount, atOnce: true });
+    confirmPayment(db(), { ...b, showId, seatCount });
 
   it('confirms a pending booking whose hold has every seat: booking, hold, seats, sold rows and the ticket job, in one statement', async () => {
     const b = await pendingPaid(['A1', 'A2']);
-    await expect(confirm(b, 2)).resolves.toEqual({ booked: 2, confirmed: true, hold_confirmed: true });
+    await expect(confirm(b, 2)).resolves.toBe(true);
     const after = await rowsOf(b);
     expect(after.booking).toEqual([{ status: 'confirmed' }]);
     expect(after.hold).toEqual([{ status: 'confirmed' }]);
@@ -68,7 +68,7 @@ describe('confirming a paid booking at once', () => {
     const b = await pendingPaid(['A3']);
     await confirm(b, 1);
     const before = await rowsOf(b);
-    await expect(confirm(b, 1)).rejects.toMatchObject({ code: GUARD_FAILED });
+    await expect(confirm(b, 1)).resolves.toBe(false);
     expect(await rowsOf(b)).toEqual(before);
   });
 
@@ -79,7 +79,7 @@ describe('confirming a paid booking at once', () => {
         where show_id = $1 and seat_id = 'A6'`, [showId]);
     const before = await rowsOf(b);
     expect(before.seats).toEqual([{ seat_id: 'A5', status: 'paying', booking_id: null }]);
-    await expect(confirm(b, 2)).rejects.toMatchObject({ code: GUARD_FAILED });
+    await expect(confirm(b, 2)).resolves.toBe(false);
     expect(await rowsOf(b)).toEqual(before);
   });
 });

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import type { HttpAnswer } from '../support/http.js';
+import { createHash } from 'node:crypto';
 import { shiftClock } from '../../src/db/clock.js';
+import { canonicalJson } from '../../src/domain/ids.js';
 import {
   closeService, expectProblem, expectStatus, holdSeats, newKey, paymentIntentsFor, postBooking, retrying, sleep, startService,
 } from './helpers.js';
@@ -150,6 +152,40 @@ describe('POST /v1/bookings Idempotency-Key', () => {
     expectSameAnswer(await postBooking(t, body, alice.token, key), first);
     expect(paymentIntentsFor(t, { holdId })).toHaveLength(1);
     expect(await bookingsOfHold(holdId)).toBe(1);
+  });
+
+  it('takes over the key of a request whose instance died: before its booking it books, after it answers with that booking', async () => {
+    /** The key as a request that died leaves it: in flight, its lease run out, noting its booking if it made one. */
+    const died = (key: string, body: object, bookingId: string | null) => t.service.ctx.db.query(
+      `insert into idempotency_keys (user_id, key, fingerprint, state, lease_until, booking_id)
+       values ($1, $2, $3, 'in_flight', now() - interval '1 second', $4)`,
+      [alice.userId, key, createHash('sha256').update(canonicalJson(body)).digest('hex'), bookingId]);
+
+    // Died before entering payment: a different body is still refused, the same body books.
+    const early = await holdSeats(t, showId, [freshSeat()], alice.token);
+    const body = { hold_id: early, payment_method: 'pm_card_visa' };
+    const key = newKey('died-early');
+    await died(key, body, null);
+    expectProblem(await postBooking(t, { ...body, payment_method: 'pm_card_chargeDeclined' }, alice.token, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    const booked = await postBooking(t, body, alice.token, key);
+    expectStatus(booked, 201);
+    expect(booked.body).toMatchObject({ hold_id: early, status: 'confirmed' });
+    expectSameAnswer(await postBooking(t, body, alice.token, key), booked);
+    expect(paymentIntentsFor(t, { holdId: early })).toHaveLength(1);
+
+    // Died after its booking: the repeat answers with that booking and charges nothing more.
+    const late = await holdSeats(t, showId, [freshSeat()], alice.token);
+    const lateBody = { hold_id: late, payment_method: 'pm_card_visa' };
+    const made = await postBooking(t, lateBody, alice.token, newKey('made'));
+    expect(made.body.status).toBe('confirmed');
+    const lateKey = newKey('died-late');
+    await died(lateKey, lateBody, made.body.booking_id);
+    const answered = await postBooking(t, lateBody, alice.token, lateKey);
+    expectStatus(answered, 201);
+    expect(answered.body).toEqual(made.body);
+    expectSameAnswer(await postBooking(t, lateBody, alice.token, lateKey), answered);
+    expect(paymentIntentsFor(t, { holdId: late })).toHaveLength(1);
+    expect(await bookingsOfHold(late)).toBe(1);
   });
 
   it('answers 400 IDEMPOTENCY_KEY_MISSING without a key, with an empty one and with one of 256 characters; 255 is fine', async () => {

@@ -1,5 +1,5 @@
-// The moves that pick a hold's or a booking's seats (enter payment, back to held,
-// book, free) find them through the hold's index, not by walking every seat of the
+// The statements that pick a hold's or a booking's seats (enter payment, decline,
+// confirm, free, seats lost, release) find them through the hold's index, not by walking every seat of the
 // show: on a stadium that walk was 60,000 rows per statement (migrations/0014).
 // Read here as the rows of show_seats each move fetched (pg_stat_xact_user_tables),
 // on a 2,000-seat show whose other seats are all held. Index entries a
@@ -14,8 +14,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { bookPayingSeats, claimSeats, enterPaymentSeats, freeBookingSeats, releaseSeats, returnSeatsToHeld } from '../../src/db/seatTransitions.js';
-import { enterPayment } from '../../src/db/bookings.js';
+import {
+  claimSeats, confirmPayment, declinePayment, enterPayment, freeBookedSeats, loseSeats, releaseSeats,
+} from '../../src/db/seatTransitions.js';
 import type { Queryable } from '../../src/db/client.js';
 import { closeService, holdSeats, startService } from '../bookings/helpers.js';
 
@@ -70,22 +71,27 @@ describe("a hold's seats are found through its index", () => {
     });
   }
 
-  it('enter payment, back to held, book and free each read a handful of rows', async () => {
+  /** The booking request's first statement for this hold, as the service runs it (key `n`, booking `bkg_${n}`). */
+  const enter = (tx: Queryable, holdId: string, n: string) => enterPayment(tx, {
+    holdId, userId: alice.userId, bookingId: `bkg_${n}`, attemptId: `pay_${n}`, paymentMethod: 'pm_card_visa',
+    reconcileAfterSeconds: 35, admittedShowId: null, key: { key: n, fingerprint: n, leaseSeconds: 15, ttlSeconds: 86_400 },
+  });
+
+  it('enter payment, decline, confirm and free each read a handful of rows', async () => {
     const seats = MEASURED;
     const holdId = await holdSeats(t, showId, seats, alice.token);
-    const where = { showId, holdId, bookingId: 'bkg_by_hold' };
-    const until = new Date(Date.now() + 60_000);
+    const where = { showId, holdId };
 
-    const steps: [string, (tx: Queryable) => Promise<string[]>][] = [
-      ['enter payment', (tx) => enterPaymentSeats(tx, { showId, holdId, until })],
-      ['back to held', (tx) => returnSeatsToHeld(tx, where)],
-      ['enter payment again', (tx) => enterPaymentSeats(tx, { showId, holdId, until })],
-      ['book', (tx) => bookPayingSeats(tx, where)],
-      ['free the booking', (tx) => freeBookingSeats(tx, where)],
+    const steps: [string, (tx: Queryable) => Promise<unknown>, unknown][] = [
+      ['enter payment', async (tx) => (await enter(tx, holdId, 'by-hold-1')).entered?.seats, seats],
+      ['decline', (tx) => declinePayment(tx, where), 1],
+      ['enter payment again', async (tx) => (await enter(tx, holdId, 'by-hold-2')).entered?.seats, seats],
+      ['confirm', (tx) => confirmPayment(tx, { ...where, bookingId: 'bkg_by-hold-2', attemptId: 'pay_by-hold-2', paymentIntentId: 'pi_by_hold', seatCount: 2 }), true],
+      ['free the booking', (tx) => freeBookedSeats(tx, { ...where, bookingId: 'bkg_by-hold-2' }), seats],
     ];
-    for (const [name, step] of steps) {
+    for (const [name, step, expected] of steps) {
       const { result, rowsRead } = await measured(step);
-      expect(result, name).toEqual(seats);
+      expect(result, name).toEqual(expected);
       expect(rowsRead, `${name}: rows of show_seats read`).toBeGreaterThan(0);
       expect(rowsRead, `${name}: rows of show_seats read`).toBeLessThanOrEqual(MOST_ROWS_READ);
     }
@@ -96,19 +102,17 @@ describe("a hold's seats are found through its index", () => {
 
   it.each(['generic', 'custom'] as const)('the booking statement and the release each read a handful of rows (%s plans)', async (plan) => {
     const seats = MEASURED;
-    const bookingId = `bkg_by_hold_${plan}`;
     const paid = await holdSeats(t, showId, seats, alice.token);
-    const entered = await measured((tx) => enterPayment(tx, {
-      holdId: paid, userId: alice.userId, bookingId, attemptId: `pay_by_hold_${plan}`, paymentMethod: 'pm_card_visa',
-      reconcileAfterSeconds: 35, admittedShowId: null, idempotencyKey: `by-hold-${plan}`,
-      claim: { fingerprint: `by-hold-${plan}`, leaseSeconds: 15, ttlSeconds: 86_400 },
-    }), plan);
-    expect(entered.result?.seats).toEqual(seats);
+    const entered = await measured((tx) => enter(tx, paid, `by_hold_${plan}`), plan);
+    expect(entered.result.entered?.seats).toEqual(seats);
     expect(entered.rowsRead, 'enter payment with its booking: rows of show_seats read').toBeGreaterThan(0);
     expect(entered.rowsRead, 'enter payment with its booking: rows of show_seats read').toBeLessThanOrEqual(MOST_ROWS_READ);
 
-    // The hold is paying now: free its seats, hold them again, and release that hold.
-    await freeBookingSeats(t.service.ctx.db, { showId, holdId: paid, bookingId });
+    // The hold is paying now: lose its seats (free), hold them again, and release that hold.
+    const lost = await measured((tx) => loseSeats(tx, { showId, holdId: paid }), plan);
+    expect(lost.result).toBe(1);
+    expect(lost.rowsRead, 'seats lost: rows of show_seats read').toBeGreaterThan(0);
+    expect(lost.rowsRead, 'seats lost: rows of show_seats read').toBeLessThanOrEqual(MOST_ROWS_READ);
     const released = await holdSeats(t, showId, seats, alice.token);
     const release = await measured((tx) => releaseSeats(tx, released, alice.userId), plan);
     expect(release.result).toEqual({ released: true, seats });

@@ -3,12 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import {
-  bookPayingSeats, enterPaymentSeats, freeBookingSeats, releaseSeats, returnSeatsToHeld,
-} from '../../src/db/seatTransitions.js';
+import { confirmPayment, declinePayment, enterPayment, freeBookedSeats, loseSeats, releaseSeats } from '../../src/db/seatTransitions.js';
 import * as bookings from '../../src/db/bookings.js';
-import { moveHold } from '../../src/db/holds.js';
-import { canMove, BOOKING_MOVES, SEAT_MOVES } from '../../src/domain/states.js';
+import { BOOKING_MOVES, SEAT_MOVES } from '../../src/domain/states.js';
 import { closeService, confirmedBooking, holdSeats, startService } from '../bookings/helpers.js';
 
 describe('guarded state moves', () => {
@@ -25,49 +22,63 @@ describe('guarded state moves', () => {
   const statuses = async (seats: string[]) => (await t.service.ctx.db.query<{ status: string }>(
     'select status from show_seats where show_id = $1 and seat_id = any($2::text[]) order by seat_id', [showId, seats])).rows.map((r) => r.status);
 
-  it('the tables allow only the documented moves', () => {
-    expect(canMove(SEAT_MOVES, 'paying', 'booked')).toBe(true);
-    expect(canMove(SEAT_MOVES, 'available', 'booked')).toBe(false);
-    expect(canMove(SEAT_MOVES, 'booked', 'held')).toBe(false);
-    expect(canMove(BOOKING_MOVES, 'confirmed', 'cancelled')).toBe(true);
-    expect(canMove(BOOKING_MOVES, 'pending', 'cancelled')).toBe(false);
-    expect(canMove(BOOKING_MOVES, 'cancelled', 'confirmed')).toBe(false);
+  /** Some move of the table goes from `from` to `to`. */
+  const allowed = (moves: Record<string, { from: readonly string[]; to: string }>, from: string, to: string) =>
+    Object.values(moves).some((m) => m.to === to && m.from.includes(from));
+
+  /** The booking request's first statement, by hand: the key `n` claimed and the hold entered into payment. */
+  const enter = (holdId: string, n: string) => enterPayment(t.service.ctx.db, {
+    holdId, userId: alice.userId, bookingId: `bkg_guard_${n}`, attemptId: `pay_guard_${n}`, paymentMethod: 'pm_card_visa',
+    reconcileAfterSeconds: 35, admittedShowId: null, key: { key: `guard-${n}`, fingerprint: `guard-${n}`, leaseSeconds: 15, ttlSeconds: 86_400 },
   });
 
-  it('seat moves from the wrong state change no row; allowed ones return the seats, in seat order', async () => {
+  it('the tables allow only the documented moves', () => {
+    expect(allowed(SEAT_MOVES, 'paying', 'booked')).toBe(true);
+    expect(allowed(SEAT_MOVES, 'available', 'booked')).toBe(false);
+    expect(allowed(SEAT_MOVES, 'booked', 'held')).toBe(false);
+    expect(allowed(BOOKING_MOVES, 'confirmed', 'cancelled')).toBe(true);
+    expect(allowed(BOOKING_MOVES, 'pending', 'cancelled')).toBe(false);
+    expect(allowed(BOOKING_MOVES, 'cancelled', 'confirmed')).toBe(false);
+  });
+
+  it('seat moves from the wrong state change no row; allowed ones move every seat of the hold', async () => {
     const db = t.service.ctx.db;
     const seats = ['A2', 'A1'];
     const holdId = await holdSeats(t, showId, seats, alice.token);
-    const where = { showId, holdId, bookingId: 'bkg_none' };
-    // Held seats cannot be booked, put back to held, or freed as a booking's.
-    expect(await bookPayingSeats(db, where)).toEqual([]);
-    expect(await returnSeatsToHeld(db, where)).toEqual([]);
-    expect(await freeBookingSeats(db, where)).toEqual([]);
+    const where = { showId, holdId, bookingId: 'bkg_guard_held' };
+    // Held seats of an active hold cannot be booked, put back to held, lost or freed as a booking's.
+    expect(await confirmPayment(db, { ...where, attemptId: 'pay_none', paymentIntentId: 'pi_none', seatCount: 2 })).toBe(false);
+    expect(await declinePayment(db, where)).toBe(0);
+    expect(await loseSeats(db, where)).toBe(0);
+    expect(await freeBookedSeats(db, where)).toEqual([]);
     expect(await statuses(seats)).toEqual(['held', 'held']);
 
-    expect(await enterPaymentSeats(db, { showId, holdId, until: new Date(Date.now() + 60_000) })).toEqual(['A1', 'A2']);
-    expect(await enterPaymentSeats(db, { showId, holdId, until: new Date(Date.now() + 60_000) })).toEqual([]);
-    // A paying seat is not released (the hold row is still active here: only its seats refuse).
-    expect((await releaseSeats(db, holdId, alice.userId)).seats).toEqual([]);
+    expect((await enter(holdId, 'first')).entered?.seats).toEqual(seats); // the hold's seats, as asked for
+    // A paying hold does not enter payment again (a new key is claimed, nothing else).
+    expect(await enter(holdId, 'again')).toEqual({ claimed: true, entered: null, key: null });
+    // A paying hold and its seats are not released.
+    expect(await releaseSeats(db, holdId, alice.userId)).toEqual({ released: false, seats: [] });
     expect(await statuses(seats)).toEqual(['paying', 'paying']);
-    expect(await returnSeatsToHeld(db, where)).toEqual(['A1', 'A2']);
+    expect(await declinePayment(db, where)).toBe(1);
     expect(await statuses(seats)).toEqual(['held', 'held']);
   });
 
   it('booking and hold moves from the wrong state change no row', async () => {
     const db = t.service.ctx.db;
     const b = await confirmedBooking(t, showId, ['A5'], alice.token);
-    expect(await bookings.confirmBooking(db, b.booking_id)).toBe(0);
+    const where = { showId, holdId: b.hold_id, bookingId: b.booking_id };
+    const confirm = () => confirmPayment(db, { ...where, attemptId: 'pay_none', paymentIntentId: 'pi_none', seatCount: 1 });
+    expect(await confirm()).toBe(false);
     expect(await bookings.failBooking(db, b.booking_id)).toBe(0);
     expect(await bookings.markBookingRefunded(db, b.booking_id)).toBe(0);
-    expect(await moveHold(db, b.hold_id, 'decline')).toBe(0);
-    expect(await moveHold(db, b.hold_id, 'confirm')).toBe(0);
+    // A confirmed hold is not declined or lost, and its booked seat goes nowhere but free.
+    expect(await declinePayment(db, where)).toBe(0);
+    expect(await loseSeats(db, where)).toBe(0);
+    expect(await statuses(['A5'])).toEqual(['booked']);
     expect((await bookings.findBooking(db, b.booking_id))!.status).toBe('confirmed');
-    // A booked seat goes nowhere but free.
-    expect(await returnSeatsToHeld(db, { showId, holdId: b.hold_id })).toEqual([]);
     expect(await bookings.cancelBooking(db, b.booking_id)).toBe(1);
     expect(await bookings.cancelBooking(db, b.booking_id)).toBe(0);
-    expect(await bookings.confirmBooking(db, b.booking_id)).toBe(0);
+    expect(await confirm()).toBe(false);
     expect((await bookings.findBooking(db, b.booking_id))!.status).toBe('cancelled');
   });
 });

@@ -5,7 +5,6 @@ import { unsupportedMediaType, validationFailed, type DomainError } from '../../
 import { BODY_LIMIT } from '../limits.js';
 import * as bookings from '../../app/bookings.js';
 import type { Context } from '../../app/context.js';
-import { bookOnce } from '../../app/idempotentBooking.js';
 import { canonicalJson } from '../../domain/ids.js';
 import { requireUser } from '../auth.js';
 import { admissionOf } from '../../waiting-room/gate.js';
@@ -100,7 +99,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
       const body = readBookingBody(req.headers['content-type'], typeof req.body === 'string' ? req.body : '');
       const admission = admissionOf(ctx.room.tokens, req.headers['admission-token'], buyer.userId);
       const request = { key, canonicalBody: body.fingerprint, input: 'error' in body ? body.error : body.input, admittedShowId: admission?.showId ?? null };
-      const outcome = await bookOnce(ctx, buyer, request, {
+      const outcome = await bookings.bookOnce(ctx, buyer, request, {
         created: (view) => jsonAnswer(201, view),
         failed: (err) => problemFor(err, req.log),
       });
