@@ -73,11 +73,10 @@ runBenchmark(async () => {
   note(`service on ${service.baseUrl}, simulator on ${paysimPort}`);
   const token = await adminToken(service.baseUrl);
   // Warm-up first, unmeasured: bookings, and later as many payments before the payment
-  // step alone. Node compiles its hottest code only after thousands of calls: with 300
-  // warm-up bookings a fifth of the service's CPU in the window still went to V8's
-  // optimizing compiler (perf), and from 300 to 2,000 the payment step's p50 fell by
-  // half (16.7 to 8.4 ms), the booking's by a quarter (60.8 to 44.0 ms). Both figures
-  // are of code that has been running a while, as it has in a service at 10:00.
+  // step alone. Node compiles its hottest code only after thousands of calls: with a
+  // few hundred warm-up bookings V8's optimizing compiler still takes a visible share
+  // of the window (bench/results/2026-12-03-bookings-warmup.md). Both figures are of
+  // code that has been running a while, as it has in a service at 10:00.
   const warmN = envNumber('BENCH_WARMUP_BOOKINGS', 3000, { zero: true });
   const wanted = warmN + total;
   const rows = Math.max(20, Math.ceil(wanted / 100));

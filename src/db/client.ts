@@ -40,8 +40,8 @@ export interface Database extends Queryable {
   /**
    * A connection of its own, outside the pool, for the few small reads that keep the
    * purchase path's in-memory copies fresh (the show rules): queued behind the holds
-   * they guard, they took a second under an on-sale's load, and every request waited
-   * for them. PGlite has one connection: the same one.
+   * they guard, they would wait as long as the holds do under an on-sale's load, and
+   * every request would wait for them. PGlite has one connection: the same one.
    */
   aside(): Queryable;
 }

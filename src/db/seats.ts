@@ -23,7 +23,7 @@ export interface SeatStates {
  * The seats that are not available (held, paying or booked), judged by the database
  * clock (an expired hold shows as available, a paying one as held); every other
  * seat of the show is available. A stadium's map reads the few seats taken, not its
- * 60,000 rows (the reader's parse of every row was most of a refresh's CPU). The
+ * 60,000 rows (parsing every row would be most of a refresh's CPU). The
  * clock is read once for the statement (`(select bo_now())`, an init plan), not once
  * per held seat.
  */
