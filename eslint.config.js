@@ -6,7 +6,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 // The start of an SQL statement in a string or template literal.
-const SQL = String.raw`/^\s*(select\s[\s\S]*\bfrom\s|select\s+(\d|\w+\s*\()|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|truncate\s|with\s+\w+\s+as\s*\(|lock\s+table\s|(alter|create|drop)\s+(table|index|function)\s)/i`;
+const SQL = String.raw`/^\s*(select\s[\s\S]*\bfrom\s|select\s+([\d(*]|\w+\s*\()|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|truncate\s|with\s+\w+\s+as\s*\(|lock\s+table\s|(alter|create|drop)\s+(table|index|function)\s)/i`;
 const SQL_OUTSIDE_DB = 'SQL lives in src/db/ only (one module per aggregate): call a named statement there.';
 
 export default defineConfig([

@@ -170,6 +170,12 @@ describe('the linter', () => {
     expect(await broken(HOME, `${real}\nexport const planted = (id: string) => \`\n  update show_stats set holds_created = 0 where show_id = '\${id}'\`;\n`))
       .toEqual(['no-restricted-syntax']);
     expect(await broken(HOME, `${real}\nexport const planted = 'delete from holds where id = $1';\n`)).toEqual(['no-restricted-syntax']);
+    // The statements this rule was written for (issue #24), each once outside src/db/.
+    for (const sql of [
+      'select 1',
+      "update secrets set value = $1 where name = 'ticket_signing_jwk' and value = ''",
+      'select (((bo_now() at time zone $1)::date + $2::int) + $3::time) at time zone $1 as at',
+    ]) expect(await broken(HOME, `${real}\nexport const planted = \`${sql}\`;\n`), sql).toEqual(['no-restricted-syntax']);
     // Words that only look like SQL's are not.
     expect(await broken(HOME, `${real}\nexport const words = ['select a seat', 'update the map', 'deleted'];\n`)).toEqual([]);
   });
