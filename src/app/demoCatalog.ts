@@ -2,6 +2,7 @@
 // 60,000-seat stadium, films, a concert, and shows over the next days.
 import type { Layout, LayoutRow } from '../domain/layout.js';
 import { countVenues } from '../db/catalog.js';
+import { localTimeIn } from '../db/clock.js';
 import { createEvent, createHall, createShow, createVenue } from './catalog.js';
 import type { Context } from './context.js';
 
@@ -40,11 +41,7 @@ export function stadiumLayout(): Layout {
 
 /** A local wall-clock time `days` from today in `timezone`, as an RFC 3339 UTC instant (database clock). */
 async function localTime(ctx: Context, timezone: string, days: number, time: string): Promise<string> {
-  const r = await ctx.db.query<{ at: Date }>(
-    `select (((bo_now() at time zone $1)::date + $2::int) + $3::time) at time zone $1 as at`,
-    [timezone, days, time],
-  );
-  return r.rows[0]!.at.toISOString();
+  return (await localTimeIn(ctx.db, timezone, days, time)).toISOString();
 }
 
 /** Seeds the demo catalog when there is no venue yet; returns whether it did. */

@@ -2,6 +2,7 @@
 // Safe to keep forever: halls are immutable and a show never changes hall.
 import type { Queryable } from '../db/client.js';
 import { hallSeats } from '../db/catalog.js';
+import { showHallId } from '../db/shows.js';
 import type { HallSeat } from '../domain/layout.js';
 
 export interface HallLayout {
@@ -27,10 +28,9 @@ export class HallCatalog {
 
   /** The hall layout of a show, or null when the show does not exist. */
   async forShow(showId: string): Promise<HallLayout | null> {
-    let hallId = this.showHall.get(showId);
+    let hallId = this.showHall.get(showId) ?? null;
     if (!hallId) {
-      const r = await this.db.query<{ hall_id: string }>('select hall_id from shows where id = $1', [showId]);
-      hallId = r.rows[0]?.hall_id;
+      hallId = await showHallId(this.db, showId);
       if (!hallId) return null;
       if (this.showHall.size > 10_000) this.showHall.clear();
       this.showHall.set(showId, hallId);

@@ -2,9 +2,10 @@
 // show_stats in one statement per flush, keeping the claim free of counter writes.
 // A crash loses at most one flush interval of these statistics, never a seat.
 import type { Queryable } from '../db/client.js';
+import { addHoldCounts, type HoldCounts } from '../db/stats.js';
 
 export class HoldTally {
-  private pending = new Map<string, { created: number; conflicts: number }>();
+  private pending = new Map<string, HoldCounts>();
 
   count(showId: string, outcome: 'created' | 'conflict'): void {
     const t = this.pending.get(showId) ?? { created: 0, conflicts: 0 };
@@ -17,16 +18,8 @@ export class HoldTally {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const ids = [...batch.keys()];
     try {
-      await db.query(
-        `insert into show_stats (show_id, holds_created, hold_conflicts)
-         select * from unnest($1::text[], $2::bigint[], $3::bigint[])
-         on conflict (show_id) do update
-           set holds_created = show_stats.holds_created + excluded.holds_created,
-               hold_conflicts = show_stats.hold_conflicts + excluded.hold_conflicts`,
-        [ids, ids.map((id) => batch.get(id)!.created), ids.map((id) => batch.get(id)!.conflicts)],
-      );
+      await addHoldCounts(db, batch);
     } catch (err) {
       // Put the counts back for the next flush.
       for (const [id, t] of batch) {

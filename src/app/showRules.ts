@@ -10,14 +10,9 @@
 // pool already full of holds, and every answer waited behind the pile.
 import type { Queryable } from '../db/client.js';
 import { showRules, type ShowRuleRow } from '../db/waitingRoom.js';
+import type { ShowRule } from '../domain/shows.js';
 
-export interface ShowRule {
-  waitingRoom: boolean;
-  saleOpensAtMs: number;
-  startsAtMs: number;
-  perUserLimit: number;
-  holdTtlSeconds: number;
-}
+export type { ShowRule };
 
 const MAX_SHOWS = 10_000;
 /** A show nobody asked about for this long is dropped at the next refresh instead of read again. */

@@ -6,3 +6,8 @@ export async function sharedSecret(db: Queryable, name: string, make: () => stri
   const r = await db.query<{ value: string }>('select value from secrets where name = $1', [name]);
   return r.rows[0]!.value;
 }
+
+/** Stores `value` under `name` if its stored value is still empty (made by sharedSecret's `make` returning ''); another instance may have stored one first. */
+export async function fillEmptySecret(db: Queryable, name: string, value: string): Promise<void> {
+  await db.query(`update secrets set value = $2 where name = $1 and value = ''`, [name, value]);
+}

@@ -93,6 +93,12 @@ export async function updateShow(db: Queryable, id: string, s: ShowSettings): Pr
   );
 }
 
+/** The hall a show is in (a show never changes hall), or null when there is no such show. */
+export async function showHallId(db: Queryable, id: string): Promise<string | null> {
+  const r = await db.query<{ hall_id: string }>('select hall_id from shows where id = $1', [id]);
+  return r.rows[0]?.hall_id ?? null;
+}
+
 export async function findShow(db: Queryable, id: string): Promise<ShowView | null> {
   const r = await db.query<Parameters<typeof toView>[0]>(`${SHOW_VIEW} where s.id = $1`, [id]);
   return r.rows[0] ? toView(r.rows[0]) : null;

@@ -1,5 +1,24 @@
 import type { Queryable } from './client.js';
 
+/** Holds created and refused per show since the last flush (app/holdTally.ts). */
+export interface HoldCounts {
+  created: number;
+  conflicts: number;
+}
+
+/** Adds each show's counts to its show_stats row, in one statement. */
+export async function addHoldCounts(db: Queryable, counts: ReadonlyMap<string, HoldCounts>): Promise<void> {
+  const ids = [...counts.keys()];
+  await db.query(
+    `insert into show_stats (show_id, holds_created, hold_conflicts)
+     select * from unnest($1::text[], $2::bigint[], $3::bigint[])
+     on conflict (show_id) do update
+       set holds_created = show_stats.holds_created + excluded.holds_created,
+           hold_conflicts = show_stats.hold_conflicts + excluded.hold_conflicts`,
+    [ids, ids.map((id) => counts.get(id)!.created), ids.map((id) => counts.get(id)!.conflicts)],
+  );
+}
+
 export interface ShowStats {
   seats: { available: number; held: number; booked: number };
   holds_created: number;

@@ -1,6 +1,15 @@
 // Rules for a show's settings. Pure.
 import { validationFailed, type FieldError } from './errors.js';
 
+/** What the purchase path and the waiting room read of a show on every request (app/showRules.ts keeps a copy). */
+export interface ShowRule {
+  waitingRoom: boolean;
+  saleOpensAtMs: number;
+  startsAtMs: number;
+  perUserLimit: number;
+  holdTtlSeconds: number;
+}
+
 export const SHOW_DEFAULTS = {
   hold_ttl_seconds: 600,
   per_user_limit: 10,

@@ -52,7 +52,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
       const answer = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? problem('NOT_FOUND', 'no resource has an id that long')
         : problem('VALIDATION_FAILED', `the URL is not valid: ${err.message}`);
-      return sendAnswer(reply, answer);
+      sendAnswer(reply, answer);
     },
   });
   app.decorateRequest('principal', null);

@@ -1,9 +1,10 @@
 // Every error leaves as RFC 9457 problem+json with a stable `code`: ours, the
 // framework's (validation, bad JSON, body too large, unknown route), and the
-// database's. A client error is never a 5xx; a 5xx says nothing about internals.
+// database's (as app/failures.ts translates them). A client error is never a 5xx;
+// a 5xx says nothing about internals.
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ERROR_STATUS, unsupportedMediaType, type ErrorCode, type FieldError } from '../domain/errors.js';
-import { translateDbError } from '../db/sqlstate.js';
+import { contractError } from '../app/failures.js';
 
 const TITLES: Record<ErrorCode, string> = {
   VALIDATION_FAILED: 'Invalid request',
@@ -99,7 +100,7 @@ export function installProblemHandlers(app: FastifyInstance, page: (req: Fastify
 
 /** The problem+json answer for anything thrown while serving a request. */
 export function problemFor(raw: unknown, log: FastifyBaseLogger): ProblemAnswer {
-  const err = translateDbError(raw) as FastifyError | DomainError;
+  const err = contractError(raw) as FastifyError | DomainError;
   if (err instanceof DomainError) {
     if (err.status >= 500) log.warn({ err: raw, code: err.code }, 'request refused');
     const a = problem(err.code, err.message, err.extensions);

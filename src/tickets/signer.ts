@@ -4,7 +4,7 @@
 // lets a new key be introduced while codes signed with the old one still verify.
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import type { Queryable } from '../db/client.js';
-import { sharedSecret } from '../db/secrets.js';
+import { fillEmptySecret, sharedSecret } from '../db/secrets.js';
 
 export interface TicketClaims {
   ticketId: string;
@@ -28,7 +28,7 @@ export class TicketSigner {
     else {
       const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
       const made = await exportJWK(privateKey);
-      await db.query(`update secrets set value = $1 where name = 'ticket_signing_jwk' and value = ''`, [JSON.stringify(made)]);
+      await fillEmptySecret(db, 'ticket_signing_jwk', JSON.stringify(made));
       // Another instance may have won the race: use whatever is stored now.
       return TicketSigner.load(db, null);
     }

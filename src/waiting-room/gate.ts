@@ -4,7 +4,7 @@
 // limit) -> 403 SALE_NOT_OPEN / SALE_CLOSED -> 403 QUEUE_REQUIRED.
 import { ERROR_STATUS, type Refusal } from '../domain/errors.js';
 import { refusal } from '../domain/holds.js';
-import type { ShowRule } from '../app/showRules.js';
+import type { ShowRule } from '../domain/shows.js';
 import type { AdmissionClaims, RoomTokens } from './tokens.js';
 
 export const QUEUE_REQUIRED: Refusal = Object.freeze({

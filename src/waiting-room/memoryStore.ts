@@ -3,7 +3,7 @@
 // end before another starts, which makes every operation atomic.
 import { advanceCounter, effectiveRate, type Call } from './advance.js';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
-import type { ShowRule } from '../app/showRules.js';
+import type { ShowRule } from '../domain/shows.js';
 
 interface Room {
   opened: boolean;

@@ -3,7 +3,7 @@
 // one show's keys on one cluster slot); the prefix separates deployments.
 import { Redis, type Result } from 'ioredis';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
-import type { ShowRule } from '../app/showRules.js';
+import type { ShowRule } from '../domain/shows.js';
 import { StoreUnavailable } from './store.js';
 
 // A dead connection fails at once (no offline queue); this bounds a Redis that

@@ -2,11 +2,10 @@
 // process), its tokens, and its ticker. The use-cases are in src/app/waitingRoom.ts;
 // the purchase path's gate is in ./gate.ts.
 import type { Config } from '../config.js';
-import type { ShowRules } from '../app/showRules.js';
 import { MemoryQueueStore } from './memoryStore.js';
 import { RedisQueueStore } from './redisStore.js';
 import type { QueueStore, RoomState } from './store.js';
-import { RoomTicker, type TickerLog } from './ticker.js';
+import { RoomTicker, type RuleSource, type TickerLog } from './ticker.js';
 import { RoomTokens } from './tokens.js';
 import { AdmissionController, type Signals } from './admissionController.js';
 
@@ -24,7 +23,7 @@ export class WaitingRoom {
   constructor(
     readonly store: QueueStore,
     readonly tokens: RoomTokens,
-    readonly rules: ShowRules,
+    readonly rules: RuleSource,
     readonly config: Readonly<Config>,
     soldOut: (showId: string) => Promise<boolean>,
     private readonly signals: () => Signals,
@@ -36,7 +35,7 @@ export class WaitingRoom {
   }
 
   static open(
-    config: Readonly<Config>, secret: string, rules: ShowRules, soldOut: (showId: string) => Promise<boolean>, signals: () => Signals, log?: TickerLog,
+    config: Readonly<Config>, secret: string, rules: RuleSource, soldOut: (showId: string) => Promise<boolean>, signals: () => Signals, log?: TickerLog,
   ): WaitingRoom {
     const store = config.redisUrl ? new RedisQueueStore(config.redisUrl, config.waitingRoom.prefix) : new MemoryQueueStore();
     return new WaitingRoom(store, new RoomTokens(secret), rules, config, soldOut, signals, log);

@@ -1,7 +1,7 @@
 // The queue store: one queue per show, shared by every instance (Redis) or kept
 // in this process (no REDIS_URL). Every operation is atomic in the store, so
 // positions stay unique however many instances and clients join at once.
-import type { ShowRule } from '../app/showRules.js';
+import type { ShowRule } from '../domain/shows.js';
 
 export interface RoomState {
   /** The pre-queue is closed: positions are given out (the sale has opened). */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WaitingRoomSettings } from '../config.js';
-import type { ShowRules } from '../app/showRules.js';
+import type { ShowRule } from '../domain/shows.js';
 import { openingOrder } from './fairOpening.js';
 import type { QueueStore } from './store.js';
 
@@ -14,6 +14,14 @@ const ROOMS_REFRESH_MS = 1000;
 const SOLD_OUT_PROBE_MS = 3000;
 /** A room is kept a day past its show's start (late status polls), then deleted. */
 const KEEP_AFTER_START_MS = 86_400_000;
+
+/** Where the ticker reads a show's rules and the database's time (app/showRules.ts, a cached copy). */
+export interface RuleSource {
+  /** The show's rules (null: no such show); while the database does not answer, the last known copy. */
+  getOrStale(showId: string): Promise<ShowRule | null>;
+  /** The database's time now, in ms, as this instance estimates it. */
+  dbNow(): number;
+}
 
 export interface TickerLog {
   warn(obj: object, msg: string): void;
@@ -32,7 +40,7 @@ export class RoomTicker {
 
   constructor(
     private readonly store: QueueStore,
-    private readonly rules: ShowRules,
+    private readonly rules: RuleSource,
     private readonly settings: Readonly<WaitingRoomSettings>,
     /** The admission rule's rate for a show now (PHASE 1: the configured rate). */
     private readonly rate: (showId: string) => number,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRequestedSeats, refusal } from '../../src/domain/holds.js';
 import { checkShowSettings } from '../../src/domain/shows.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { type DomainError } from '../../src/domain/errors.js';
 
 const hall = new Set(['A1', 'A2', 'A3']);
 

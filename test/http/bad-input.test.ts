@@ -61,7 +61,6 @@ const hold = (show: () => string, body: unknown, token?: () => string | undefine
   () => t.http.send('POST', `/v1/shows/${encodeURIComponent(show())}/holds`, { body, token: token?.(), headers });
 const holdRaw = (show: () => string, raw: string | Buffer, headers: Record<string, string>, token?: () => string) =>
   () => t.http.send('POST', `/v1/shows/${encodeURIComponent(show())}/holds`, { raw, headers, token: token?.() });
-const admin = () => t.adminToken;
 const asA = () => a.token;
 const asB = () => b.token;
 

@@ -50,11 +50,14 @@ function exchange(port: number, ...steps: (string | (() => Promise<unknown>))[])
       clearTimeout(timer);
       try { resolve(parseResponses(Buffer.concat(chunks))); } catch (err) { reject(err); }
     });
-    socket.on('connect', async () => {
-      for (const step of steps) {
-        if (typeof step === 'string') socket.write(step);
-        else await step();
-      }
+    // A step that throws fails the exchange (not an unhandled rejection).
+    socket.on('connect', () => {
+      (async () => {
+        for (const step of steps) {
+          if (typeof step === 'string') socket.write(step);
+          else await step();
+        }
+      })().catch((err: unknown) => { reject(err); socket.destroy(); });
     });
   });
 }

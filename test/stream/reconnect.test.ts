@@ -21,7 +21,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One buyer's random moves until `stop()`: hold, release, pay, cancel, or let a hold expire. Counts what it did. */

@@ -111,7 +111,7 @@ describe('Redis stopped', () => {
       expectProblem(r, 503, 'OVERLOADED');
       expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
-    const queueToken = (await closed.service.ctx.room.tokens.issueQueue({ userId: buyers[1]!.userId, showId: show.showId, entryId: 'qe_x' }));
+    const queueToken = closed.service.ctx.room.tokens.issueQueue({ userId: buyers[1]!.userId, showId: show.showId, entryId: 'qe_x' });
     expectProblem(await closed.http.post(`/v1/shows/${show.showId}/queue/admit`, { queue_token: queueToken }, buyers[1]!.token), 503, 'OVERLOADED');
     const hold = await closed.http.post(`/v1/shows/${show.showId}/holds`, { seats: ['A1'] }, buyers[0]!.token, { 'admission-token': admission });
     expect(hold.status, hold.text).toBe(201);

@@ -27,10 +27,17 @@ export class QueueEdge {
   constructor(private readonly http: BuyerHttp, private readonly showId: string, private readonly everyMs = 1000) {}
 
   start(): void {
+    // A poll that fails (the service away) is counted by the client and tried again next
+    // turn; it never stops the polling nor escapes as an unhandled rejection.
     const poll = async () => {
-      const r = await this.http.send('queue status', 'GET', `/v1/shows/${this.showId}/queue`);
-      if (r?.status === 200) this.update(r.body as QueueStatus);
-      if (!this.stopped) this.timer = setTimeout(poll, this.everyMs);
+      try {
+        const r = await this.http.send('queue status', 'GET', `/v1/shows/${this.showId}/queue`);
+        if (r?.status === 200) this.update(r.body as QueueStatus);
+      } catch {
+        // the next turn asks again
+      } finally {
+        if (!this.stopped) this.timer = setTimeout(() => void poll(), this.everyMs);
+      }
     };
     void poll();
   }

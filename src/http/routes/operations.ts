@@ -6,7 +6,7 @@ import { requireRole } from '../auth.js';
 import { SCRAPE_REFUSED, scrapeAllowed } from '../metricsEndpoint.js';
 import { IdParams, problemResponse, roleRefusals } from '../schemas.js';
 import { showStats } from '../../app/showStats.js';
-import { databaseNotReady } from '../../app/readiness.js';
+import { readiness } from '../../app/readiness.js';
 
 export default async function operationRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   app.get('/healthz', {
@@ -27,9 +27,9 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
       },
     },
   }, async (req, reply) => {
-    const err = await databaseNotReady(ctx);
-    if (err === null) return { status: 'ready', database: ctx.db.kind };
-    req.log.warn({ err }, 'database not answering');
+    const r = await readiness(ctx);
+    if (r.ready) return { status: 'ready', database: r.database };
+    req.log.warn({ err: r.why }, 'database not answering');
     return sendProblem(reply, 'NOT_READY', 'the database does not answer');
   });
 
