@@ -200,9 +200,9 @@ function openFileLimit(): number {
 
 // ---------------------------------------------------------------------------
 // The viewers, in worker threads (BENCH_VIEWER_THREADS, each with its share). One
-// thread reading 10,000 sockets fell hundreds of ms behind what the servers sent
-// (its event loop delay, counted in every delivery, reached p99 235–547 ms for both
-// servers when they wrote a pass in one go): the load generator, not the servers.
+// thread reading 10,000 sockets falls hundreds of ms behind what the servers send (its
+// event loop delay is counted in every delivery): it would measure the load generator,
+// not the servers.
 interface Crowd {
   opened: { failures: Record<string, number>; withSnapshot: number };
   /** Waits until every open viewer has delta `version` (or the timeout): how many are still behind, after how long. */

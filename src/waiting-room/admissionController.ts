@@ -11,8 +11,8 @@
 // quarter of the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
 // 30 %. A cut is given a tick to act before another one: buyers admitted before it
 // still reach the purchase path for a while, so the next window is slow whatever
-// the rate now is, and cutting again for it (and again) took the room from 80 to 10
-// admissions a second in three ticks; only holds slower than at the cut cut again.
+// the rate now is, and cutting again for it (and again) would take the room to a
+// tenth of its rate in three ticks; only holds slower than at the cut cut again.
 // Only ticks that measured holds raise the rate: an idle room learns nothing
 // about a higher one; it never passes the ceiling (the configured rate), so
 // recovery never overshoots what was configured as safe. A busy pool alone is no
@@ -74,9 +74,10 @@ const INCREASE_MOST = 1.3;
 /**
  * The rate before anything was measured: a quarter of the ceiling. An opening is
  * met by an instance that has not run at that pace yet (its code not yet compiled
- * hot, its pool not yet busy): at half the ceiling bench:overload's (c) shed 17–102
- * purchases with 503 in its first 5–8 s in each of four runs, at a quarter none in
- * two; the law climbs 30 % a tick from there while holds stay under the set point.
+ * hot, its pool not yet busy): at half the ceiling bench:overload shed purchases with
+ * 503 in its first seconds, at a quarter it did not
+ * (bench/results/2026-12-03-overload-first-tick.md); the law climbs 30 % a tick
+ * from there while holds stay under the set point.
  */
 const START_SHARE = 0.25;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */

@@ -8,7 +8,7 @@ import { StoreUnavailable } from './store.js';
 
 // A dead connection fails at once (no offline queue); this bounds a Redis that
 // answers slowly. It must cover a burst: 10,000 joins arriving together queue on
-// one connection, and under CPU load the last of them waited over 500 ms (CI).
+// one connection, and under CPU load the last of them waits hundreds of ms.
 const COMMAND_TIMEOUT_MS = 2000;
 
 // Closes the pre-queue once the sale has opened (ARGV: opensAtMs, nowMs, seed).
