@@ -4,7 +4,7 @@ import type { Database } from '../db/client.js';
 import { expireSeats } from '../db/seatTransitions.js';
 import { expireLapsedHolds } from '../db/holds.js';
 import type { Metrics } from '../metrics.js';
-import { Loop, type Log } from './loop.js';
+import { Loop, type Log } from '../loop.js';
 
 export class Sweeper {
   private readonly loop: Loop;
