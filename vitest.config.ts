@@ -8,6 +8,9 @@ export default defineConfig({
     exclude: ['test/resilience/stays-up.test.ts', '**/node_modules/**'],
     // The browser tests (test/web) need the built web app.
     globalSetup: ['test/support/webBuild.ts'],
+    // Fails a test file that leaves timers, sockets, servers, child processes or
+    // process listeners behind: the next file in its worker would inherit them.
+    setupFiles: ['test/support/leakCheck.ts'],
     pool: 'forks',
     maxWorkers: 2,
     // Each worker keeps its modules from one test file to the next: importing the
@@ -16,8 +19,8 @@ export default defineConfig({
     // results (prepared statements' names, a chosen content coding, a dummy password
     // hash) and the rehearsal's undo steps (packages/rehearsal/src/cleanup.ts, which runs again
     // for steps registered after a clean-up); every service, pool and registry is made
-    // by the test that uses it. No test may mock a module or set process.env
-    // (test/config/shared-modules.test.ts).
+    // by the test that uses it, and closed by it (test/support/leakCheck.ts). No test
+    // may mock a module or set process.env (test/config/shared-modules.test.ts).
     isolate: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/resilience/stays-up.test.ts'],
+    setupFiles: ['test/support/leakCheck.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 180_000,

@@ -12,7 +12,7 @@ import { UserTokens } from './auth/tokens.js';
 import { Metrics } from './metrics.js';
 import { HallCatalog } from './app/hallCatalog.js';
 import { SeatMaps } from './app/seatMaps.js';
-import { SeatStreams } from './app/seatStream.js';
+import { SeatStreams } from './live/seatStreams.js';
 import { SeatFeed } from './live/seatFeed.js';
 import { LiveMetrics } from './live/liveMetrics.js';
 import { streamCapacity, type OpenFileLimit } from './live/streamCapacity.js';

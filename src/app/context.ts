@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.js';
 import type { Config } from '../config.js';
 import type { HallCatalog } from './hallCatalog.js';
 import type { SeatMaps } from './seatMaps.js';
-import type { SeatStreams } from './seatStream.js';
+import type { SeatStreams } from '../live/seatStreams.js';
 import type { SeatFeed } from '../live/seatFeed.js';
 import type { PaymentProvider } from '../payments/provider.js';
 import type { TicketSigner } from '../tickets/signer.js';

@@ -40,7 +40,7 @@ export function chooseCoding(acceptEncoding: string | string[] | undefined): Con
   return coding;
 }
 
-/** gzip when the header accepts it and does not prefer identity; else identity (the seat map stream offers only gzip: ./sseGzip.ts). */
+/** gzip when the header accepts it and does not prefer identity; else identity (the seat map stream offers only gzip: src/live/gzipEvents.ts). */
 export function acceptsGzip(acceptEncoding: string | string[] | undefined): boolean {
   if (acceptEncoding === undefined) return false;
   const q = qValues(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding);

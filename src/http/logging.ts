@@ -76,8 +76,12 @@ export function createLogger(s: { name: string; level?: string; pretty?: boolean
   return pino(loggerOptions(given) as LoggerOptions, stream ?? (onTerminal ? prettyLines() : undefined));
 }
 
-/** A logger that says nothing, for a service opened without one. */
-export const silentLogger = (): Logger => pino({ level: 'silent' });
+/**
+ * A logger that says nothing, for a service opened without one. It gets a sink, not
+ * pino's default (stdout, asynchronous), which would add a process 'exit' listener
+ * to flush it that stays for as long as the logger is not collected.
+ */
+export const silentLogger = (): Logger => pino({ level: 'silent' }, { write() {} });
 
 function prettyLines(): DestinationStream {
   return pretty({

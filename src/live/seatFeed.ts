@@ -6,7 +6,7 @@
 import type { Database } from '../db/client.js';
 import { lastPublishedBatch, publishSeatChanges, publishedDeltas } from '../db/seatChanges.js';
 import type { LiveMapSettings } from '../config.js';
-import { Loop, type Log } from '../workers/loop.js';
+import { Loop, type Log } from '../loop.js';
 import { DeltaBuffer, type Delta } from './deltas.js';
 import type { LiveMetrics } from './liveMetrics.js';
 

@@ -9,7 +9,7 @@ import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
 import { sweepExpiredKeys } from '../app/bookings.js';
-import { Loop, type Log } from './loop.js';
+import { Loop, type Log } from '../loop.js';
 
 export class Workers {
   private readonly loops: Loop[];

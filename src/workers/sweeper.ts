@@ -3,7 +3,7 @@
 import type { Database } from '../db/client.js';
 import { expireLapsedHolds, expireSeats } from '../db/seatTransitions.js';
 import type { Metrics } from '../metrics.js';
-import { Loop, type Log } from './loop.js';
+import { Loop, type Log } from '../loop.js';
 
 export class Sweeper {
   private readonly loop: Loop;

@@ -113,8 +113,6 @@ export class ChildService {
   constructor(private readonly mainJs: string, readonly port: number, private readonly env: Record<string, string>, readonly logFile: string) {
     this.baseUrl = `http://127.0.0.1:${port}`;
     writeFileSync(logFile, '');
-    // Never leave a service behind when the test process goes away.
-    process.once('exit', () => { this.child?.kill('SIGKILL'); });
   }
 
   get pid(): number | null {
@@ -153,9 +151,14 @@ export class ChildService {
     closeSync(fd);
     this.child = child;
     this.starts++;
+    // Never leave a service behind when the test process goes away; once it has
+    // gone, the listener goes too (the test's worker goes on to other files).
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
     let gone = false;
     let ready = false;
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+      process.off('exit', killOnExit);
       gone = true;
       if (ready && !this.killing) this.unexpectedExits.push(`pid ${child.pid} exited by itself (code ${code}, signal ${signal})`);
       resolve();

@@ -1,7 +1,7 @@
 // A background loop whose passes keep failing (the database away) logs once, not
 // once per pass, and says so when its passes succeed again.
 import { describe, expect, it } from 'vitest';
-import { Loop } from '../../src/workers/loop.js';
+import { Loop } from '../../src/loop.js';
 
 describe('a background loop while its passes fail', () => {
   it('warns once for a run of failures, then once when a pass succeeds again', async () => {

@@ -4,7 +4,8 @@
 // a delta twice. In process, with a feed and map stand-ins (no I/O needed).
 import { describe, expect, it } from 'vitest';
 import { setImmediate as tick } from 'node:timers/promises';
-import { SeatStreams, type StreamSink } from '../../src/app/seatStream.js';
+import { SeatStreams } from '../../src/live/seatStreams.js';
+import type { StreamSink } from '../../src/live/streamSink.js';
 import { DeltaBuffer, type Delta } from '../../src/live/deltas.js';
 import type { FeedListener, SeatFeed } from '../../src/live/seatFeed.js';
 import type { SeatMaps } from '../../src/app/seatMaps.js';

@@ -212,7 +212,7 @@ describe('the seat map stream', () => {
     const { showId } = await createShow(t, { rows: 1, seatsPerRow: 6 });
     const written: string[] = [];
     let ended = false;
-    // A sink whose queue is full once a delta comes: what src/http/sse.ts reports for a viewer that stopped reading.
+    // A sink whose queue is full once a delta comes: what src/live/eventStream.ts reports for a viewer that stopped reading.
     const sink = {
       write: (events: Buffer) => { const text = events.toString('utf8'); written.push(text); return !text.includes('event: delta'); },
       beat: () => true,

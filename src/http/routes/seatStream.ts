@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context } from '../../app/context.js';
 import { IdParams, problemResponse } from '../schemas.js';
-import { openEventStream } from '../sse.js';
+import { sendStream } from '../../live/eventStream.js';
 import { acceptsGzip } from '../contentCoding.js';
 import { clientOf } from '../rateLimitHooks.js';
 import { DomainError } from '../../domain/errors.js';
@@ -49,15 +49,10 @@ export default async function seatStreamRoutes(app: FastifyInstance, { ctx }: { 
       throw err;
     }
     reply.hijack();
-    const sink = openEventStream(reply.raw, ctx.config.liveMap, acceptsGzip(req.headers['accept-encoding']));
-    reply.raw.once('close', () => stream.close());
     try {
-      await stream.start(sink);
+      await sendStream(stream, reply.raw, ctx.config.liveMap, acceptsGzip(req.headers['accept-encoding']));
     } catch (err) {
-      // The answer has begun: no problem+json now. The viewer reconnects.
       req.log.warn({ err, show_id: req.params.id }, 'seat map stream failed to start');
-      sink.end();
-      stream.close();
     }
   });
 }

@@ -1,5 +1,6 @@
 // A background task run every interval, one pass at a time: a pass that fails
-// is logged and the next one retries. Every worker of an instance is one Loop.
+// is logged and the next one retries. Every worker of an instance is one Loop, and
+// so is each instance's reader of the seat change feed (src/live/seatFeed.ts).
 // The interval is the pause between passes, or, `fixedRate`, from one pass's
 // start to the next (a pass that takes longer is followed at once).
 export type Log = { warn: (o: object, m: string) => void };

@@ -1,34 +1,24 @@
 // The live seat map stream (Server-Sent Events): a snapshot first, then deltas;
 // a Last-Event-ID within the show's buffer resumes with deltas, anything else gets
 // a fresh snapshot. Viewers are bounded per instance and per client address; one
-// that cannot keep up is dropped (it resumes). Transport-free: the route hands in a
-// sink that writes bytes.
+// that cannot keep up is dropped (it resumes). Transport-free: a sink writes the
+// bytes (./eventStream.ts over an HTTP response).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LiveMapSettings } from '../config.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
-import type { Delta } from '../live/deltas.js';
-import type { LiveMetrics } from '../live/liveMetrics.js';
-import type { SeatFeed } from '../live/seatFeed.js';
-import type { HallCatalog, HallLayout } from './hallCatalog.js';
-import type { SeatMapAnswer, SeatMaps } from './seatMaps.js';
-import { seatsBySection } from '../domain/seatSections.js';
+import type { Delta } from './deltas.js';
+import type { LiveMetrics } from './liveMetrics.js';
+import type { SeatFeed } from './seatFeed.js';
+import { HEARTBEAT, SnapshotEvents, deltaEvent, retryEvent, sectionsOf, type MapForStream, type SectionedLayout } from './events.js';
+import { AddressCounts } from './addressCounts.js';
+import type { StreamSink } from './streamSink.js';
 
-export interface StreamSink {
-  /**
-   * Writes whole events (UTF-8, shared by every viewer they go to: never changed);
-   * false when the viewer cannot take more (too slow, or gone).
-   */
-  write(events: Buffer): boolean;
-  /** Makes ready, off the event loop, what a big event will be sent as (a compressed snapshot); before write. */
-  prepare?(events: Buffer): Promise<void>;
-  /**
-   * Keeps an idle stream open: writes `heartbeat` (a comment) unless bytes are still
-   * waiting to be sent; false when the viewer has taken none of them for too long
-   * (it stopped reading).
-   */
-  beat(heartbeat: Buffer): boolean;
-  /** Ends the stream (the connection closes). */
-  end(): void;
+/** Where the stream reads a show's hall (its sections) and its map (app/hallCatalog.ts, app/seatMaps.ts). */
+export interface ShowHalls {
+  forShow(showId: string): Promise<SectionedLayout | null>;
+}
+export interface ShowMaps {
+  get(showId: string): { answer: Promise<MapForStream | null> };
 }
 
 interface Viewer {
@@ -67,8 +57,6 @@ export interface SeatStream {
  */
 export const FANOUT_SLICE = 500;
 
-const HEARTBEAT = Buffer.from(': heartbeat\n\n');
-
 /**
  * The heartbeat's period is cut into this many rounds, each beating its share of the
  * viewers: writing to every open stream at once (a syscall each, a compression each
@@ -83,32 +71,17 @@ interface Run {
   events: number;
 }
 
-const sectionSeats = new WeakMap<HallLayout, Map<string, Set<string>>>();
-
-/** The seat ids of each section of a hall (empty for a hall without sections), grouped once per layout. */
-function sectionsOf(layout: HallLayout): Map<string, Set<string>> {
-  let m = sectionSeats.get(layout);
-  if (!m) {
-    m = new Map([...seatsBySection(layout.seats)].map(([section, seats]) => [section, new Set(seats.map((s) => s.seat_id))]));
-    sectionSeats.set(layout, m);
-  }
-  return m;
-}
-
 export class SeatStreams {
   private readonly byShow = new Map<string, Set<Viewer>>();
   /** Every viewer accepted and not yet closed, attached to its show or still starting. */
   private readonly accepted = new Set<Viewer>();
   private stopped = false;
-  /** Open streams by client address; an address leaves the map with its last stream. */
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new AddressCounts();
   private readonly heartbeat: NodeJS.Timeout;
   /** The heartbeat round that beats next, and the round the next viewer joins. */
   private beatRound = 0;
   private joinRound = 0;
-  /** Event bytes, built once per delta and section ('' for the whole show): null when the section is untouched. */
-  private readonly deltaEvents = new WeakMap<Delta, Map<string, Buffer | null>>();
-  private readonly snapshots = new Map<string, { etag: string; bytes: Buffer }>();
+  private readonly snapshots = new SnapshotEvents();
   private readonly retry: Buffer;
   /** Per show: deltas waiting for the next fan-out pass, and whether a pass is under way. */
   private readonly pumps = new Map<string, { queue: Delta[]; running: boolean }>();
@@ -116,13 +89,13 @@ export class SeatStreams {
 
   constructor(
     private readonly feed: SeatFeed,
-    private readonly seatMaps: SeatMaps,
-    private readonly halls: HallCatalog,
+    private readonly seatMaps: ShowMaps,
+    private readonly halls: ShowHalls,
     private readonly settings: LiveMapSettings,
     private readonly metrics: LiveMetrics,
   ) {
     this.unlisten = feed.listen({ deltas: (showId, ds) => this.deliver(showId, ds), resync: () => this.endAll('resync') });
-    this.retry = Buffer.from(`retry: ${settings.retryMs}\n\n`);
+    this.retry = retryEvent(settings.retryMs);
     this.heartbeat = setInterval(() => this.beat(), Math.max(1, Math.floor(settings.heartbeatMs / BEAT_ROUNDS)));
     this.heartbeat.unref();
   }
@@ -155,12 +128,12 @@ export class SeatStreams {
       throw new DomainError('OVERLOADED', `this instance has its maximum of ${this.settings.maxViewers} seat map viewers; try again shortly (or another instance)`, { retry_after: 5 });
     }
     const address = o.client && !o.client.exempt ? o.client.address : null;
-    const fromAddress = address === null ? 0 : (this.perAddress.get(address) ?? 0);
+    const fromAddress = address === null ? 0 : this.perAddress.of(address);
     if (fromAddress >= this.settings.maxPerAddress) {
       this.metrics.refusedPerAddress.inc();
       throw new DomainError('OVERLOADED', `this address has its maximum of ${this.settings.maxPerAddress} open seat map streams; close one, or try again shortly`, { retry_after: 5 });
     }
-    if (address !== null) this.perAddress.set(address, fromAddress + 1);
+    if (address !== null) this.perAddress.add(address);
     const v: Viewer = { showId: o.showId, section, inSection, sink: null, address, last: -1, closed: false, beatRound: this.joinRound };
     this.joinRound = (this.joinRound + 1) % BEAT_ROUNDS;
     this.accepted.add(v);
@@ -209,7 +182,7 @@ export class SeatStreams {
       const map = await this.seatMaps.get(v.showId).answer;
       if (v.closed) return;
       if (!map) return this.drop(v, 'gone');
-      const snapshot = this.snapshotEvent(v, map);
+      const snapshot = this.snapshots.of(v, map);
       if (sink.prepare) {
         await sink.prepare(snapshot);
         if (v.closed) return;
@@ -288,7 +261,7 @@ export class SeatStreams {
     if (!run) {
       const events: Buffer[] = [];
       for (let k = from; k < deltas.length; k++) {
-        const e = this.deltaEvent(deltas[k]!, v);
+        const e = deltaEvent(deltas[k]!, v);
         if (e) events.push(e);
       }
       run = { bytes: events.length === 0 ? null : events.length === 1 ? events[0]! : Buffer.concat(events), events: events.length };
@@ -306,35 +279,6 @@ export class SeatStreams {
     }
   }
 
-  private deltaEvent(d: Delta, v: Viewer): Buffer | null {
-    let events = this.deltaEvents.get(d);
-    if (!events) this.deltaEvents.set(d, (events = new Map()));
-    const key = v.section ?? '';
-    let event = events.get(key);
-    if (event === undefined) {
-      const seats = v.inSection;
-      const changes = seats ? d.changes.filter((c) => seats.has(c.seat)) : d.changes;
-      event = changes.length === 0 ? null : Buffer.from(`id: ${d.version}\nevent: delta\ndata: ${JSON.stringify({ version: d.version, changes })}\n\n`);
-      events.set(key, event);
-    }
-    return event;
-  }
-
-  private snapshotEvent(v: Viewer, map: SeatMapAnswer): Buffer {
-    const key = `${v.showId}\u0000${v.section ?? ''}`;
-    const cached = this.snapshots.get(key);
-    if (cached?.etag === map.etag) return cached.bytes;
-    // The section's part of the map is built once per map refresh (null only for a
-    // section the hall lacks, which open() refused already).
-    const part = v.section === null ? map.body : map.section(v.section)?.bytes;
-    if (!part) throw new Error(`show ${v.showId}: the map has no section ${v.section}`);
-    // The map's JSON is one line: it stands as the data line as it is.
-    const bytes = Buffer.concat([Buffer.from(`id: ${map.version}\nevent: snapshot\ndata: `), part, Buffer.from('\n\n')]);
-    if (this.snapshots.size > 1000) this.snapshots.clear();
-    this.snapshots.set(key, { etag: map.etag, bytes });
-    return bytes;
-  }
-
   private drop(v: Viewer, reason: 'slow' | 'resync' | 'shutdown' | 'gone'): void {
     if (v.closed) return;
     if (reason !== 'gone') this.metrics.dropped.inc({ reason });
@@ -346,11 +290,7 @@ export class SeatStreams {
     if (v.closed) return;
     v.closed = true;
     this.accepted.delete(v);
-    if (v.address !== null) {
-      const left = this.perAddress.get(v.address)! - 1;
-      if (left > 0) this.perAddress.set(v.address, left);
-      else this.perAddress.delete(v.address);
-    }
+    if (v.address !== null) this.perAddress.remove(v.address);
     const set = this.byShow.get(v.showId);
     if (set?.delete(v) && set.size === 0) this.byShow.delete(v.showId);
   }

@@ -1,12 +1,7 @@
 // A Server-Sent Events connection over the raw node:http response: the headers,
 // and a sink that reports a viewer too slow to keep up so the stream can drop it
 // rather than buffer without bound.
-//
-// The stream is sent with HTTP/1.1 chunked framing, as node:http would, but each
-// event's chunk (size line, bytes, CRLF) is framed once per event and written to
-// the socket as one buffer: a delta fanned out to 10,000 viewers is one framed
-// Buffer and 10,000 socket writes, not 40,000 writes through ServerResponse
-// (which frames every write itself: size, CRLF, data, CRLF) with a UTF-8 encoding each.
+// Each event goes to the socket as one HTTP/1.1 chunk framed once (./chunks.ts).
 //
 // What a viewer may have unsent: its snapshot (the first event larger than the
 // bound; a stadium's is megabytes) while it reads it, and `maxQueuedBytes` beyond
@@ -15,10 +10,10 @@
 // heartbeat, so heartbeats never pile up behind a viewer that does not read. (Bytes
 // the kernel took are out of reach: they count as sent.)
 import type { ServerResponse } from 'node:http';
-import type { StreamSink } from '../app/seatStream.js';
-import { GZIP_HEADER, gzipAhead, gzipped } from './sseGzip.js';
-
-const CRLF = Buffer.from('\r\n');
+import type { StreamSink } from './streamSink.js';
+import type { SeatStream } from './seatStreams.js';
+import { GZIP_HEADER, gzipAhead, gzipped } from './gzipEvents.js';
+import { chunkOf } from './chunks.js';
 
 /**
  * Bytes handed to the socket at a time once it is backed up. Node hands whatever
@@ -28,20 +23,31 @@ const CRLF = Buffer.from('\r\n');
  */
 const PIECE = 64 * 1024;
 
-/** Event bytes → the same bytes as one HTTP/1.1 chunk; each event buffer is framed once, whatever the number of viewers. */
-const chunks = new WeakMap<Buffer, Buffer>();
+export interface StreamBounds {
+  maxQueuedBytes: number;
+  stallMs: number;
+}
 
-export function chunkOf(event: Buffer): Buffer {
-  let chunk = chunks.get(event);
-  if (!chunk) {
-    chunk = Buffer.concat([Buffer.from(`${event.length.toString(16)}\r\n`, 'latin1'), event, CRLF]);
-    chunks.set(event, chunk);
+/**
+ * Sends an accepted stream over a response the web framework has let go of: the
+ * head, then the viewer's events until either end closes. Rejects when the stream
+ * failed to start; the connection is closed by then (the head went out already, so
+ * there is no error answer to give: the viewer reconnects).
+ */
+export async function sendStream(stream: SeatStream, res: ServerResponse, bounds: StreamBounds, gzip: boolean): Promise<void> {
+  const sink = openEventStream(res, bounds, gzip);
+  res.once('close', () => stream.close());
+  try {
+    await stream.start(sink);
+  } catch (err) {
+    sink.end();
+    stream.close();
+    throw err;
   }
-  return chunk;
 }
 
 /** `gzip`: the client accepts it (Accept-Encoding); a stadium's snapshot is then about a seventeenth of its size. */
-export function openEventStream(res: ServerResponse, bounds: { maxQueuedBytes: number; stallMs: number }, gzip = false): StreamSink {
+function openEventStream(res: ServerResponse, bounds: StreamBounds, gzip = false): StreamSink {
   const { maxQueuedBytes, stallMs } = bounds;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
