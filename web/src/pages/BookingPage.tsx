@@ -7,6 +7,7 @@ import { api, ApiError } from '../api/client';
 import type { Booking, Ticket } from '../api/types';
 import { backoffMs, refundText, statusText } from '../bookingStatus';
 import { CancelBooking } from '../components/CancelBooking';
+import { PaymentPending } from '../components/PaymentPending';
 import { ShowLine } from '../components/ShowLine';
 import { TicketList } from '../components/TicketList';
 import { dateTime, money } from '../format';
@@ -83,8 +84,8 @@ export function BookingPage() {
       </dl>
       <div role="status" class="follow">
         {reconnecting && <p>Reconnecting…</p>}
-        {booking.status === 'pending' && <p>Waiting for the payment’s outcome… this page updates by itself.</p>}
       </div>
+      {booking.status === 'pending' && <PaymentPending />}
       {booking.status === 'failed' && (
         <p class="error">{declinedText(booking.failure)} Nothing was charged.{' '}
           <a href={`/holds/${encodeURIComponent(booking.hold_id)}`}>Try another payment method</a> while your seats are still held.</p>

@@ -1,14 +1,19 @@
 // Checkout of a hold (/holds/:id): its seats and amount, the time left, releasing the
 // seats, and paying (one Idempotency-Key per attempt, reused when a click is retried
 // after no answer; Admission-Token when this tab was admitted through the waiting room).
+// A payment whose outcome is not known (booking `pending`) is said as such, from the
+// booking the request entered while it still waits for the bank, and followed until it
+// is settled: confirmed (the booking page), or declined (here, to pay again).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ApiError } from '../api/client';
-import type { Hold } from '../api/types';
+import type { Booking, Hold } from '../api/types';
 import { waitingRoom } from '../admission';
 import { HoldCountdown } from '../components/HoldCountdown';
+import { PaymentPending } from '../components/PaymentPending';
 import { PaymentForm } from '../components/PaymentForm';
 import { ShowLine } from '../components/ShowLine';
+import { backoffMs } from '../bookingStatus';
 import { money } from '../format';
 import { paymentAttempt } from '../paymentAttempt';
 import { busyText, declinedText, isNetworkError, problemText } from '../problemText';
@@ -20,6 +25,13 @@ import '../styles/checkout.css';
 interface Message { tone: 'error' | 'info'; text: string; link?: { href: string; label: string } }
 
 const showPath = (showId: string) => `/shows/${encodeURIComponent(showId)}`;
+const bookingPath = (bookingId: string) => `/bookings/${encodeURIComponent(bookingId)}`;
+/**
+ * While a payment request waits for the bank: when its booking is first looked at (a
+ * slow card answers within about 3 s, and is not worth a word), then how often.
+ */
+const IN_FLIGHT_FIRST_LOOK_MS = 4000;
+const IN_FLIGHT_LOOK_MS = 2000;
 
 export function Checkout() {
   const { params } = useRoute();
@@ -32,6 +44,10 @@ export function Checkout() {
   const [expired, setExpired] = useState(false);
   const [message, setMessage] = useState<Message | null>(null);
   const [bookingId, setBookingId] = useState<string | null>(null);
+  /** The booking whose payment's outcome is not known yet. */
+  const [pendingId, setPendingId] = useState<string | null>(null);
+  const mounted = useRef(true);
+  useEffect(() => () => { mounted.current = false; }, []);
   const show = useShowInfo(hold?.show_id);
   const messageRef = useRef<HTMLDivElement>(null);
 
@@ -63,6 +79,60 @@ export function Checkout() {
 
   useEffect(() => { if (message?.tone === 'error') messageRef.current?.focus(); }, [message]);
 
+  // While the bank's answer is awaited (up to 10 s), or a payment was in flight on
+  // arrival: the booking the request entered says whether it is still pending, or was
+  // settled another way meanwhile (the bank's webhook), which needs no more waiting.
+  const inFlight = paying || hold?.status === 'paying';
+  useEffect(() => {
+    if (!hold || !inFlight || pendingId) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let live = true;
+    const look = async (): Promise<void> => {
+      try {
+        const mine = (await api.bookings()).bookings.find((b) => b.hold_id === hold.hold_id && b.status !== 'failed');
+        if (!live) return;
+        if (mine?.status === 'pending') { setMessage(null); setPendingId(mine.booking_id); return; }
+        if (mine) { settled(mine); return; }
+      } catch { /* asked again below */ }
+      if (live) timer = setTimeout(() => void look(), IN_FLIGHT_LOOK_MS);
+    };
+    timer = setTimeout(() => void look(), paying ? IN_FLIGHT_FIRST_LOOK_MS : 0);
+    return () => { live = false; clearTimeout(timer); };
+  }, [hold?.hold_id, inFlight, pendingId]);
+
+  // A pending booking followed until its outcome is known (1 s, 2 s … at most 5 s apart).
+  useEffect(() => {
+    if (!pendingId) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let live = true;
+    let attempt = 0;
+    const follow = async (): Promise<void> => {
+      let retryAfter: number | null = null;
+      try {
+        const b = await api.booking(pendingId);
+        if (!live) return;
+        if (b.status !== 'pending') { settled(b); return; }
+      } catch (e) {
+        if (e instanceof ApiError) retryAfter = e.retryAfterSeconds;
+      }
+      if (live) timer = setTimeout(() => void follow(), backoffMs(attempt++, retryAfter));
+    };
+    timer = setTimeout(() => void follow(), backoffMs(attempt++));
+    return () => { live = false; clearTimeout(timer); };
+  }, [pendingId]);
+
+  /** The payment's outcome is known: a declined one is said here, any other on its booking's page. */
+  function settled(b: Booking): void {
+    if (!mounted.current) return;
+    if (b.status !== 'failed') {
+      loc.route(bookingPath(b.booking_id));
+      return;
+    }
+    setPendingId(null);
+    setMessage({ tone: 'error', text: `${declinedText(b.failure)} Nothing was charged. Your seats are still held: choose another payment method and pay again.` });
+    void load();
+  }
+
   async function pay(method: string): Promise<void> {
     if (!hold || paying) return;
     const key = paymentAttempt.keyFor(hold.hold_id, method);
@@ -71,14 +141,18 @@ export function Checkout() {
     try {
       const booking = await api.book(hold.hold_id, method, key, waitingRoom.admission(hold.show_id));
       paymentAttempt.settle(hold.hold_id);
-      if (booking.status !== 'failed') {
-        loc.route(`/bookings/${encodeURIComponent(booking.booking_id)}`);
+      if (!mounted.current) return;
+      if (booking.status === 'pending') {
+        setMessage(null);
+        setPendingId(booking.booking_id);
+        await load();
         return;
       }
-      setMessage({ tone: 'error', text: `${declinedText(booking.failure)} Nothing was charged. Your seats are still held: choose another payment method and pay again.` });
-      await load();
+      settled(booking);
     } catch (e) {
-      setMessage(failureMessage(e, hold));
+      const said = failureMessage(e, hold);
+      if (!mounted.current) return;
+      setMessage(said);
       if (e instanceof ApiError && e.code === 'HOLD_EXPIRED') setExpired(true);
     } finally {
       setPaying(false);
@@ -127,7 +201,7 @@ export function Checkout() {
   }
   if (!hold) return <section><h1>Checkout</h1><p role="status">Loading your seats…</p></section>;
 
-  const open = hold.status === 'active' && !expired;
+  const open = hold.status === 'active' && !expired && !pendingId;
   const amount = money(hold.amount, hold.currency);
   return (
     <section class="checkout">
@@ -150,7 +224,7 @@ export function Checkout() {
           <p><button type="button" class="secondary" onClick={() => void release()} aria-disabled={paying ? 'true' : undefined}>Release seats</button></p>
         </>
       )}
-      {hold.status === 'paying' && !paying && <p role="status">A payment for these seats is in progress. This page updates when its outcome is known.</p>}
+      {hold.status !== 'confirmed' && (pendingId !== null || (hold.status === 'paying' && !paying)) && <PaymentPending bookingHref={pendingId && bookingPath(pendingId)} />}
       {hold.status === 'confirmed' && (
         <p>These seats are booked.{' '}
           {bookingId ? <a href={`/bookings/${encodeURIComponent(bookingId)}`}>See your booking and tickets</a> : <a href="/bookings">See your bookings</a>}

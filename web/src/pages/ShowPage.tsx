@@ -1,7 +1,9 @@
 // A show: its header, then (a big hall) its sections or (any hall) the live seat map of
 // one section or the whole hall, the legend, and the buyer's selection with "Hold seats".
-// A waiting-room show sends a buyer without an admission to the queue first.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// A waiting-room show sends a buyer without an admission to the queue first (before the
+// opening, its pre-queue). Before the sale opens the map is shown but takes no picks, and
+// a countdown stands in for "Hold seats" until the opening opens the map.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ApiError } from '../api/client';
 import type { Hold, Seat, SectionSummary, Show } from '../api/types';
@@ -18,6 +20,8 @@ import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
 import { myHolds } from '../myHolds';
 import { dateTime } from '../format';
+import { useSaleOpening } from '../saleOpening';
+import { SaleCountdown } from '../components/SaleCountdown';
 
 const TIER_COLOURS = 6;
 const SECTIONS_REFRESH_MS = 10_000;
@@ -92,6 +96,13 @@ export function ShowPage() {
     setError(`${gone.map(shortSeatName).join(', ')} ${gone.length === 1 ? 'was' : 'were'} just taken by someone else.`);
   }, [live.seats]);
 
+  const opensAt = useSaleOpening(show, (s) => { if (s.id === id) setShow(s); });
+  const closedBefore = useRef(false);
+  useEffect(() => {
+    if (opensAt) closedBefore.current = true;
+    else if (closedBefore.current) { closedBefore.current = false; setInfo('The sale has opened: choose your seats.'); }
+  }, [opensAt]);
+
   const tierIndex = useMemo(() => {
     const order = Object.keys(show?.price_tiers ?? {});
     return (tier: string) => Math.max(0, order.indexOf(tier)) % TIER_COLOURS;
@@ -106,6 +117,7 @@ export function ShowPage() {
   };
 
   const pick = (seat: Seat) => {
+    if (opensAt) return say(`The sale has not opened yet: seats can be chosen from ${dateTime(opensAt, show.venue.timezone)}.`, false);
     if (selection.ids.has(seat.seat)) {
       selection.remove([seat.seat]);
       say(`${shortSeatName(seat)} removed.`, false);
@@ -171,12 +183,13 @@ export function ShowPage() {
       )}
       {wanted && sections !== null && !known && <p class="error">This hall has no section {wanted}.</p>}
       {sections === null && <p aria-live="polite">Loading the seat map…</p>}
+      {sections !== null && sections.length > 0 && !section && opensAt && <SaleCountdown opensAt={opensAt} />}
       {sections !== null && sections.length > 0 && !section && (
         <SectionPicker sections={sections} currency={show.currency} onChoose={chooseSection} />
       )}
       {mapShown && (sections?.length === 0 || section) && (
         <div class="show-layout">
-          <section class="show-map" aria-labelledby="map-heading">
+          <section class={opensAt ? 'show-map before-sale' : 'show-map'} aria-labelledby="map-heading">
             <div class="map-heading">
               <h2 id="map-heading">{section ? `Section ${section}` : 'Seats'}</h2>
               {section && <button type="button" class="link" onClick={() => chooseSection(null)}>All sections</button>}
@@ -192,21 +205,25 @@ export function ShowPage() {
                   currency={show.currency}
                   tierIndex={tierIndex}
                   facing={show.event.kind === 'film' ? 'Screen' : 'Stage'}
-                  label={section ? `Seats in section ${section}` : 'Seats'}
+                  label={`${section ? `Seats in section ${section}` : 'Seats'}${opensAt ? ' (the sale has not opened yet)' : ''}`}
                   onPick={pick}
                 />
               )}
             <SeatLegend tiers={tiers} currency={show.currency} holding={mine.size > 0} />
           </section>
-          <SelectionPanel
-            seats={selection.seats}
-            currency={show.currency}
-            limit={show.per_user_limit}
-            signedIn={signedIn}
-            holding={holding}
-            onRemove={(seatId) => selection.remove([seatId])}
-            onHold={hold}
-          />
+          {opensAt
+            ? <SaleCountdown opensAt={opensAt} />
+            : (
+              <SelectionPanel
+                seats={selection.seats}
+                currency={show.currency}
+                limit={show.per_user_limit}
+                signedIn={signedIn}
+                holding={holding}
+                onRemove={(seatId) => selection.remove([seatId])}
+                onHold={hold}
+              />
+            )}
         </div>
       )}
     </div>
