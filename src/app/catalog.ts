@@ -111,13 +111,24 @@ export async function getShow(ctx: Context, id: string) {
   return show;
 }
 
+/**
+ * A search forgives a typo in q only when nothing matches q as typed: results come by
+ * date, not by closeness, so a near word would sit among the exact ones ("night"
+ * would list Northern Lights beside Night of the Long Knives).
+ */
+async function asTypedElseWithTypos<T>(q: string | undefined, search: (typos: boolean) => Promise<T[]>): Promise<T[]> {
+  const asTyped = await search(false);
+  return asTyped.length > 0 || q === undefined ? asTyped : search(true);
+}
+
+/** Shows that match the filters, soonest first. */
 export async function listShows(ctx: Context, q: ShowSearch) {
-  return { shows: await shows.searchShows(ctx.db, q, 500) };
+  return { shows: await asTypedElseWithTypos(q.q, (typos) => shows.searchShows(ctx.db, q, typos, 500)) };
 }
 
 /** Events with a show still to come that matches the filters, each with its next such show. */
 export async function listUpcomingEvents(ctx: Context, q: EventSearch) {
-  return { events: await catalog.searchUpcomingEvents(ctx.db, q, 500) };
+  return { events: await asTypedElseWithTypos(q.q, (typos) => catalog.searchUpcomingEvents(ctx.db, q, typos, 500)) };
 }
 
 export interface PageRequest {

@@ -115,7 +115,7 @@ export async function listEvents(db: Queryable, after: Position | null, limit: n
 
 export interface EventSearch {
   city?: string;
-  /** Title words; see bo_title_words in migrations/0006. */
+  /** Words that begin the title's words; see bo_title_matches in migrations/0017. */
   q?: string;
   /** YYYY-MM-DD, read in each venue's own timezone. */
   date?: string;
@@ -125,9 +125,10 @@ export interface UpcomingEvent { id: string; title: string; kind: string; next_s
 
 /**
  * Events with a show that has not started (its sale open or not yet), each with
- * the earliest such show that matches the filters; soonest first.
+ * the earliest such show that matches the filters; soonest first. With `typos`, a
+ * word of q may be one letter off (see bo_title_matches).
  */
-export async function searchUpcomingEvents(db: Queryable, q: EventSearch, limit: number): Promise<UpcomingEvent[]> {
+export async function searchUpcomingEvents(db: Queryable, q: EventSearch, typos: boolean, limit: number): Promise<UpcomingEvent[]> {
   const r = await db.query<{ id: string; title: string; kind: string; next_show_at: Date }>(
     `select e.id, e.title, e.kind, min(s.starts_at) as next_show_at
        from events e
@@ -136,12 +137,12 @@ export async function searchUpcomingEvents(db: Queryable, q: EventSearch, limit:
        join venues v on v.id = h.venue_id
       where s.starts_at > (select bo_now())
         and ($1::text is null or lower(v.city) = lower($1))
-        and bo_title_words(e.title) @> coalesce(bo_title_words($2::text), '{}')
+        and bo_title_matches(e.title, $2::text, $5)
         and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
       group by e.id
       order by next_show_at, e.id
       limit $4`,
-    [q.city ?? null, q.q ?? null, q.date ?? null, limit],
+    [q.city ?? null, q.q ?? null, q.date ?? null, limit, typos],
   );
   return r.rows.map((e) => ({ id: e.id, title: e.title, kind: e.kind, next_show_at: new Date(e.next_show_at).toISOString() }));
 }

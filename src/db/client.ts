@@ -5,6 +5,7 @@ import pg from 'pg';
 import { BusyClock } from './busyClock.js';
 import { ConnectionWaits } from './connectionWaits.js';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
 import { lockDataDir } from './dataDirLock.js';
 import { mkdirSync } from 'node:fs';
 
@@ -236,6 +237,8 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   const db = await PGlite.create(dataDir ?? undefined, {
     parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) },
+    // The contrib extensions the migrations create (PGlite bundles each separately).
+    extensions: { fuzzystrmatch },
   }).catch((err: unknown) => {
     unlock();
     throw err;

@@ -109,11 +109,12 @@ export interface ShowSearch {
   event?: string;
   /** YYYY-MM-DD, read in each venue's own timezone. */
   date?: string;
-  /** Title words; see bo_title_words in migrations/0006. */
+  /** Words that begin the title's words; see bo_title_matches in migrations/0017. */
   q?: string;
 }
 
-export async function searchShows(db: Queryable, q: ShowSearch, limit: number): Promise<ShowView[]> {
+/** Shows that match the filters, soonest first; with `typos`, a word of q may be one letter off. */
+export async function searchShows(db: Queryable, q: ShowSearch, typos: boolean, limit: number): Promise<ShowView[]> {
   const r = await db.query<Parameters<typeof toView>[0]>(
     `${SHOW_VIEW}
       where ($1::text is null or lower(v.city) = lower($1))
@@ -121,10 +122,10 @@ export async function searchShows(db: Queryable, q: ShowSearch, limit: number): 
         and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)
         -- without a date, the shows still to come
         and ($3::date is not null or s.starts_at >= (select bo_now()))
-        and bo_title_words(e.title) @> coalesce(bo_title_words($5::text), '{}')
+        and bo_title_matches(e.title, $5::text, $6)
       order by s.starts_at, s.id
       limit $4`,
-    [q.city ?? null, q.event ?? null, q.date ?? null, limit, q.q ?? null],
+    [q.city ?? null, q.event ?? null, q.date ?? null, limit, q.q ?? null, typos],
   );
   return r.rows.map(toView);
 }

@@ -97,7 +97,7 @@ const DateFilter = Type.String({ format: 'date', description: "A day (YYYY-MM-DD
 // At least one letter or digit: a q of punctuation alone has no words to match.
 const TitleWords = Type.String({
   minLength: 1, maxLength: 200, pattern: '[\\p{L}\\p{N}]',
-  description: "Title words: matches when every word of it is a word of the event's title, in any case (whole words, not parts)",
+  description: "Title words: matches when every word of it begins a word of the event's title, in any case (`moo nor` finds \"Northern Moons\"); a small typo may still match",
 });
 export const ShowQuery = Type.Object({
   city: Type.Optional(CityFilter),
