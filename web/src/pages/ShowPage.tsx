@@ -14,6 +14,7 @@ import { SeatLegend } from '../components/seatmap/SeatLegend';
 import { SectionPicker } from '../components/seatmap/SectionPicker';
 import { SelectionPanel } from '../components/seatmap/SelectionPanel';
 import { ShowHeader } from '../components/seatmap/ShowHeader';
+import { ChoiceNotices } from '../components/seatmap/ChoiceNotices';
 import { shortSeatName, whyUnavailable } from '../components/seatmap/seatNames';
 import { holdRefusal } from '../holdProblems';
 import { useLiveSeatMap } from '../live/seatStream';
@@ -169,8 +170,6 @@ export function ShowPage() {
   return (
     <div class="show-page">
       <ShowHeader show={show} />
-      <p class="notice" role="status">{info}</p>
-      <p class="error" role="alert">{error}</p>
       {holds.length > 0 && (
         <ul class="your-holds" aria-label="Your holds on this show">
           {holds.map((h) => (
@@ -209,6 +208,7 @@ export function ShowPage() {
                   onPick={pick}
                 />
               )}
+            <ChoiceNotices info={info} error={error} />
             <SeatLegend tiers={tiers} currency={show.currency} holding={mine.size > 0} />
           </section>
           {opensAt

@@ -1,9 +1,11 @@
 // One seat on the map: its shape says its status (circle free, filled circle with a tick
 // selected, diamond held, cross booked), a wheelchair mark says accessible; colours
-// repeat the shape's meaning. Redrawn only when its own data changes.
+// repeat the shape's meaning. The whole cell around it takes a click or a tap (the shapes
+// are a third of that on a phone). Redrawn only when its own data changes.
 import { Component } from 'preact';
 import type { Seat } from '../../api/types';
 import { seatLabel } from './seatNames';
+import { PITCH, ROW_HEIGHT } from './seatLayout';
 
 export interface SeatGlyphProps {
   seat: Seat;
@@ -64,6 +66,7 @@ export class SeatGlyph extends Component<SeatGlyphProps> {
       >
         <circle r={13} class="seat-ring" />
         <StatusShape status={seat.status} selected={selected} accessible={Boolean(seat.accessible)} mine={mine} />
+        <rect class="seat-hit" x={-PITCH / 2} y={-ROW_HEIGHT / 2} width={PITCH} height={ROW_HEIGHT} />
       </g>
     );
   }
