@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client';
 import type { ListedEvent } from '../api/types';
-import { dateTime } from '../format';
+import { NextShowTime } from '../components/NextShowTime';
 
 export function Home() {
   const [q, setQ] = useState('');
@@ -36,7 +36,7 @@ export function Home() {
         {events?.map((ev) => (
           <li key={ev.id} class="card">
             <h2><a href={`/events/${encodeURIComponent(ev.id)}`}>{ev.title}</a></h2>
-            <p>{ev.kind} · next show {dateTime(ev.next_show_at)}</p>
+            <p>{ev.kind} · next show <NextShowTime event={ev} /></p>
           </li>
         ))}
       </ul>

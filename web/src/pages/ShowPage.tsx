@@ -17,7 +17,7 @@ import { holdRefusal } from '../holdProblems';
 import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
 import { myHolds } from '../myHolds';
-import { dateTime } from '../format';
+import { timeOfDay } from '../format';
 
 const TIER_COLOURS = 6;
 const SECTIONS_REFRESH_MS = 10_000;
@@ -163,7 +163,7 @@ export function ShowPage() {
         <ul class="your-holds" aria-label="Your holds on this show">
           {holds.map((h) => (
             <li key={h.hold_id}>
-              You hold {h.seats.length === 1 ? 'seat' : 'seats'} {h.seats.join(', ')} until {dateTime(h.expires_at)}.{' '}
+              You hold {h.seats.length === 1 ? 'seat' : 'seats'} {h.seats.join(', ')} until {timeOfDay(h.expires_at, show.venue.timezone)}.{' '}
               <a href={`/holds/${encodeURIComponent(h.hold_id)}`}>Go to checkout</a>
             </li>
           ))}
