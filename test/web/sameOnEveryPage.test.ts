@@ -1,5 +1,7 @@
 // One show's facts read the same on every page: its time is the venue's local time,
-// labelled with the venue's zone, whatever the browser's zone.
+// labelled with the venue's zone, whatever the browser's zone; a seat is written
+// "Row C, seat 5" on the map, in the selection, at checkout, in the bookings and on
+// the tickets.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, startTestService, type TestService } from '../support/service.js';
@@ -83,5 +85,32 @@ describeInBrowser('web app: the same on every page', () => {
     expect([...buyerTab.errors, ...operatorTab.errors]).toEqual([]);
     await buyerTab.context.close();
     await operatorTab.context.close();
+  });
+
+  it('writes a seat one way on the map, the selection, checkout, the bookings and the tickets', async () => {
+    const { page, errors, context } = await tabInLosAngeles({ user_id: buyer.userId, token: buyer.token, role: 'user' });
+    // Any other way of writing these seats: "B4", "Seat C5", "row C, seat 5".
+    const otherWays = /\b[BC][3-6]\b|\bSeat [BC]\d|\brow [BC], seat/;
+    const sameEverywhere = async (path: string, want: string[]) => {
+      for (const w of want) await expect.poll(() => bodyText(page), { message: `${path} writes ${w}`, timeout: 15_000 }).toContain(w);
+      expect(await bodyText(page), path).not.toMatch(otherWays);
+    };
+
+    await page.goto(`/shows/${show.showId}`);
+    const b4 = page.getByRole('checkbox', { name: 'Row B, seat 4, €10.00, available', exact: true });
+    await b4.click();
+    await page.getByRole('status').getByText('Row B, seat 4 added.', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Remove Row B, seat 4', exact: true }).waitFor();
+    await sameEverywhere(`/shows/${show.showId}`, ['Row B, seat 4']);
+
+    await page.goto(`/holds/${holdId}`);
+    await sameEverywhere(`/holds/${holdId}`, ['Row B, seat 3']);
+    await page.goto('/bookings');
+    await sameEverywhere('/bookings', ['Row C, seat 5; Row C, seat 6']);
+    await page.goto(`/bookings/${bookingId}`);
+    await page.getByRole('img', { name: 'QR code for ticket, Row C, seat 6', exact: true }).waitFor({ timeout: 20_000 });
+    await sameEverywhere(`/bookings/${bookingId}`, ['Row C, seat 5; Row C, seat 6', 'Ticket code for Row C, seat 5']);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });

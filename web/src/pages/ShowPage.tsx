@@ -18,6 +18,7 @@ import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
 import { myHolds } from '../myHolds';
 import { timeOfDay } from '../format';
+import { seatLabel, seatList } from '../seatLabel';
 
 const TIER_COLOURS = 6;
 const SECTIONS_REFRESH_MS = 10_000;
@@ -132,7 +133,7 @@ export function ShowPage() {
     } catch (err) {
       const nameOf = (seatId: string) => {
         const seat = selection.seats.find((s) => s.seat === seatId) ?? live.seats?.find((s) => s.seat === seatId);
-        return seat ? shortSeatName(seat) : `Seat ${seatId}`;
+        return seat ? shortSeatName(seat) : seatLabel(seatId);
       };
       const taken = err instanceof ApiError ? err.problem.taken ?? [] : [];
       const refusal = holdRefusal(err, show, ids.filter((s) => !taken.includes(s)).length, nameOf, back);
@@ -163,7 +164,7 @@ export function ShowPage() {
         <ul class="your-holds" aria-label="Your holds on this show">
           {holds.map((h) => (
             <li key={h.hold_id}>
-              You hold {h.seats.length === 1 ? 'seat' : 'seats'} {h.seats.join(', ')} until {timeOfDay(h.expires_at, show.venue.timezone)}.{' '}
+              You hold {seatList(h.seats)} until {timeOfDay(h.expires_at, show.venue.timezone)}.{' '}
               <a href={`/holds/${encodeURIComponent(h.hold_id)}`}>Go to checkout</a>
             </li>
           ))}
