@@ -30,10 +30,10 @@ export function launchBrowser(): Promise<Browser> {
  * A page whose console errors and uncaught exceptions are collected in `errors`,
  * and whose Content-Security-Policy violations in `cspViolations`: closing the
  * context throws when there was any, so every browser test fails on a page that
- * breaks the policy the service sends.
+ * breaks the policy the service sends. The browser's zone is UTC unless `timezoneId` says otherwise.
  */
-export async function openPage(browser: Browser, baseUrl: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[]; cspViolations: string[] }> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC' });
+export async function openPage(browser: Browser, baseUrl: string, viewport = DESKTOP, { timezoneId = 'UTC' } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[]; cspViolations: string[] }> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId });
   const cspViolations: string[] = [];
   // A binding and an init script run outside the page's policy: the report cannot be refused itself.
   await context.exposeBinding('reportCspViolation', (_source, violation: string) => { cspViolations.push(violation); });

@@ -40,7 +40,7 @@ describeInBrowser('web app: my bookings', () => {
     expect(await links.nth(0).getAttribute('href')).toBe(`/bookings/${second.booking_id}`);
     expect(await links.nth(1).getAttribute('href')).toBe(`/bookings/${first.booking_id}`);
     const card = page.getByRole('listitem').filter({ has: page.locator(`a[href="/bookings/${first.booking_id}"]`) });
-    await card.getByText('row E, seat 1; row E, seat 2', { exact: true }).waitFor();
+    await card.getByText('Row E, seat 1; Row E, seat 2', { exact: true }).waitFor();
     await card.getByText('€20.00').waitFor();
     await card.getByText('Confirmed').waitFor();
     await card.getByText(/Test Cinema, Testville/).waitFor();
@@ -49,7 +49,7 @@ describeInBrowser('web app: my bookings', () => {
 
     await links.nth(1).click();
     await page.getByRole('heading', { name: 'Booking: Test Film' }).waitFor();
-    await page.getByRole('img', { name: 'QR code for ticket, row E, seat 2' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('img', { name: 'QR code for ticket, Row E, seat 2' }).waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Cancel booking' }).click();
     const question = page.getByText('Cancel this booking? Your seats are released and €20.00 is refunded to your payment method.');
     await question.waitFor();

@@ -74,13 +74,13 @@ describeInBrowser('web app: show page and live seat map', () => {
     await expect(taken.getAttribute('data-status')).resolves.toBe('held');
     // aria-disabled (it cannot be picked), yet a click on it answers why.
     await taken.click({ force: true });
-    await two.page.getByRole('alert').getByText('Seat C5 is held by someone else.').waitFor();
+    await two.page.getByRole('alert').getByText('Row C, seat 5 is held by someone else.').waitFor();
     await expect(taken.getAttribute('aria-checked')).resolves.toBe('false');
 
     // Buyer 1, back on the show page, sees the seat as theirs and the way to checkout.
     await one.page.goBack();
     await one.page.getByRole('checkbox', { name: 'Row C, seat 5, €10.00, held by you' }).waitFor();
-    await one.page.getByRole('list', { name: 'Your holds on this show' }).getByText('You hold seat C5 until').waitFor();
+    await one.page.getByRole('list', { name: 'Your holds on this show' }).getByText('You hold Row C, seat 5 until').waitFor();
     await screenshotBoth(one.page, 'show-own-hold');
     expect(await seriousViolations(one.page)).toEqual([]);
     await one.page.getByRole('link', { name: 'Go to checkout' }).click();
@@ -117,13 +117,13 @@ describeInBrowser('web app: show page and live seat map', () => {
 
     await two.page.getByRole('button', { name: 'Hold seats' }).click();
     const alert = two.page.getByRole('alert');
-    await alert.getByText('Seat B6 was just taken by someone else.', { exact: false }).waitFor();
+    await alert.getByText('Row B, seat 6 was just taken by someone else.', { exact: false }).waitFor();
     expect(await alert.textContent()).toContain('Your other seats are still selected');
     expect(two.page.url()).toMatch(new RegExp(`/shows/${showId}$`));
     await expect(seat(two.page, 'Row B, seat 5').getAttribute('aria-checked')).resolves.toBe('true');
     await expect(seat(two.page, 'Row B, seat 6').getAttribute('aria-label')).resolves.toBe('Row B, seat 6, €10.00, held by someone else');
     const yours = two.page.getByRole('region', { name: 'Your seats' });
-    expect(await yours.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Seat B5')]);
+    expect(await yours.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Row B, seat 5')]);
 
     await screenshotBoth(two.page, 'show-lost-race');
     expect(await seriousViolations(two.page)).toEqual([]);

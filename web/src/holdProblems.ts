@@ -18,7 +18,7 @@ function list(items: string[]): string {
   return new Intl.ListFormat(undefined, { type: 'conjunction' }).format(items);
 }
 
-/** `nameOf` turns a seat id into "Seat F7"; `backTo` is this page's address. */
+/** `nameOf` turns a seat id into "Row F, seat 7"; `backTo` is this page's address. */
 export function holdRefusal(err: unknown, show: Show, kept: number, nameOf: (seatId: string) => string, backTo: string): HoldRefusal {
   if (!(err instanceof ApiError)) return { message: 'The box office could not be reached. Check your connection and try again.' };
   const wait = err.retryAfterSeconds ?? err.problem.retry_after_seconds ?? null;

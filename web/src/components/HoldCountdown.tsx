@@ -1,6 +1,7 @@
 // The time left on a hold: shown every second, announced to screen readers only at
 // a few moments (5 min, 2 min, 1 min, 30 s, 10 s, expiry), never every tick.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { timeOfDay } from '../format';
 
 const ANNOUNCE_AT = [300, 120, 60, 30, 10];
 
@@ -23,9 +24,10 @@ function spoken(seconds: number): string {
   return `${seconds} seconds`;
 }
 
-interface Props { expiresAt: string; onExpired?: () => void }
+/** `timeZone`: the venue's, for the clock time the hold ends (left out until it is known). */
+interface Props { expiresAt: string; timeZone: string | null; onExpired?: () => void }
 
-export function HoldCountdown({ expiresAt, onExpired }: Props) {
+export function HoldCountdown({ expiresAt, timeZone, onExpired }: Props) {
   const [left, setLeft] = useState(() => secondsUntil(expiresAt));
   const [announcement, setAnnouncement] = useState('');
   const lastAnnounced = useRef<number | null>(null);
@@ -58,7 +60,7 @@ export function HoldCountdown({ expiresAt, onExpired }: Props) {
     <div class={`countdown${urgent ? ' urgent' : ''}`}>
       <p role="timer" aria-live="off" aria-atomic="true">
         {left > 0
-          ? <>Seats held for <strong>{clock(left)}</strong> <span class="muted">(until {new Date(expiresAt).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })})</span></>
+          ? <>Seats held for <strong>{clock(left)}</strong>{timeZone && <> <span class="muted">(until {timeOfDay(expiresAt, timeZone)})</span></>}</>
           : <strong>The hold has expired.</strong>}
       </p>
       <p class="visually-hidden" aria-live="polite">{announcement}</p>

@@ -3,8 +3,6 @@
 import type { Ticket } from '../api/types';
 import { seatLabel } from '../seatLabel';
 
-const capital = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
-
 export function TicketList({ tickets }: { tickets: Ticket[] | null }) {
   if (!tickets || tickets.length === 0) return <p role="status">Issuing your tickets… they appear here within a few seconds.</p>;
   return (
@@ -13,7 +11,7 @@ export function TicketList({ tickets }: { tickets: Ticket[] | null }) {
         const seat = seatLabel(t.seat);
         return (
           <li class="ticket" key={t.ticket_id}>
-            <h3>{capital(seat)}</h3>
+            <h3>{seat}</h3>
             <img class="qr" src={t.qr_svg_url} alt={`QR code for ticket, ${seat}`} width={220} height={220} />
             <details>
               <summary>Ticket code for {seat}</summary>

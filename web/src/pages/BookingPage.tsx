@@ -79,7 +79,7 @@ export function BookingPage() {
         <dt>Status</dt><dd class={`status status-${booking.status}`}>{statusText(booking.status)}</dd>
         <dt>Seats</dt><dd>{seatList(booking.seats)}</dd>
         <dt>Amount</dt><dd>{money(booking.amount, booking.currency)}</dd>
-        {booking.created_at && <><dt>Booked</dt><dd>{dateTime(booking.created_at)}</dd></>}
+        {booking.created_at && show && <><dt>Booked</dt><dd>{dateTime(booking.created_at, show.venue.timezone)}</dd></>}
         {refund && <><dt>Refund</dt><dd>{refund}</dd></>}
       </dl>
       <div role="status" class="follow">

@@ -211,7 +211,7 @@ export function Checkout() {
         <h2>Your seats</h2>
         <ul class="seat-list">{hold.seats.map((s) => <li key={s}>{seatLabel(s)}</li>)}</ul>
         <p class="total">Total <strong>{amount}</strong></p>
-        {open && <HoldCountdown expiresAt={hold.expires_at} onExpired={() => { if (!paying) { setExpired(true); setTimeout(() => void load(), 1500); } }} />}
+        {open && <HoldCountdown expiresAt={hold.expires_at} timeZone={show?.venue.timezone ?? null} onExpired={() => { if (!paying) { setExpired(true); setTimeout(() => void load(), 1500); } }} />}
       </div>
 
       <div ref={messageRef} tabIndex={-1} class={message ? `message ${message.tone}` : 'message'} role="status">

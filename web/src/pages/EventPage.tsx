@@ -7,6 +7,7 @@ import type { Show } from '../api/types';
 import { dateOnly, dateTime } from '../format';
 import { saleNote } from '../components/seatmap/ShowHeader';
 import { priceText } from '../components/seatmap/seatNames';
+import { NotFound } from './NotFound';
 import '../styles/seatmap.css';
 
 /** Shows grouped by their day in the venue's time zone ("Friday 4 December 2026"), in order. */
@@ -41,16 +42,25 @@ export function EventPage() {
       .catch(() => setError('The shows could not be loaded. Please reload the page.'));
   }, [id]);
 
+  // The public API knows an event only by its shows still to come: without any, there is
+  // nothing to show at this address (an unknown id, or an event that is over).
+  if (shows?.length === 0) {
+    return (
+      <NotFound heading="Event not found">
+        <p>No event with shows still to come has this address. <a href="/">See what's on</a>.</p>
+      </NotFound>
+    );
+  }
+
   const title = shows?.[0]?.event.title;
   const cities = [...new Set((shows ?? []).map((s) => s.venue.city))].sort();
   const shown = (shows ?? []).filter((s) => !city || s.venue.city === city);
   return (
     <section>
       <p><a href="/">← What's on</a></p>
-      <h1>{title ?? (shows ? 'No upcoming shows' : 'Shows')}</h1>
+      <h1>{title ?? 'Shows'}</h1>
       {error && <p role="alert" class="error">{error}</p>}
       {shows === null && !error && <p aria-live="polite">Loading…</p>}
-      {shows?.length === 0 && <p>This event has no shows still to come.</p>}
       {cities.length > 1 && (
         <p class="filters event-city">
           <label>City{' '}

@@ -3,7 +3,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client';
 import type { ListedEvent } from '../api/types';
-import { dateTime } from '../format';
 import { cityChoices, distinctCities, filtersFrom, searchOf, type SearchFilters } from '../searchFilters';
 
 /** The cities that have shows to come, from the shows' venues (null until known). */
@@ -19,6 +18,7 @@ function useCities(): string[] | null {
   }, []);
   return cities;
 }
+import { NextShowTime } from '../components/NextShowTime';
 
 export function Home() {
   const [filters, setFilters] = useState<SearchFilters>(() => filtersFrom(location.search));
@@ -61,7 +61,7 @@ export function Home() {
         {events?.map((ev) => (
           <li key={ev.id} class="card">
             <h2><a href={`/events/${encodeURIComponent(ev.id)}`}>{ev.title}</a></h2>
-            <p>{ev.kind} · next show {dateTime(ev.next_show_at)}</p>
+            <p>{ev.kind} · next show <NextShowTime event={ev} /></p>
           </li>
         ))}
       </ul>

@@ -20,9 +20,10 @@ import { holdRefusal } from '../holdProblems';
 import { useLiveSeatMap } from '../live/seatStream';
 import { useSeatSelection } from '../seatSelection';
 import { myHolds } from '../myHolds';
-import { dateTime } from '../format';
+import { dateTime, timeOfDay } from '../format';
 import { useSaleOpening } from '../saleOpening';
 import { SaleCountdown } from '../components/SaleCountdown';
+import { seatLabel, seatList } from '../seatLabel';
 
 const TIER_COLOURS = 6;
 const SECTIONS_REFRESH_MS = 10_000;
@@ -145,7 +146,7 @@ export function ShowPage() {
     } catch (err) {
       const nameOf = (seatId: string) => {
         const seat = selection.seats.find((s) => s.seat === seatId) ?? live.seats?.find((s) => s.seat === seatId);
-        return seat ? shortSeatName(seat) : `Seat ${seatId}`;
+        return seat ? shortSeatName(seat) : seatLabel(seatId);
       };
       const taken = err instanceof ApiError ? err.problem.taken ?? [] : [];
       const refusal = holdRefusal(err, show, ids.filter((s) => !taken.includes(s)).length, nameOf, back);
@@ -174,7 +175,7 @@ export function ShowPage() {
         <ul class="your-holds" aria-label="Your holds on this show">
           {holds.map((h) => (
             <li key={h.hold_id}>
-              You hold {h.seats.length === 1 ? 'seat' : 'seats'} {h.seats.join(', ')} until {dateTime(h.expires_at)}.{' '}
+              You hold {seatList(h.seats)} until {timeOfDay(h.expires_at, show.venue.timezone)}.{' '}
               <a href={`/holds/${encodeURIComponent(h.hold_id)}`}>Go to checkout</a>
             </li>
           ))}

@@ -129,7 +129,7 @@ export function WaitingRoom() {
       {lapsed && <p class="notice" role="status">Your turn came and passed before you were admitted, so you have joined the queue again at the back.</p>}
       {status && (
         <dl class="facts panel">
-          {preQueue && status.sale_opens_at && <><dt>Sale opens</dt><dd>{dateTime(status.sale_opens_at, show?.venue.timezone)} <OpensIn at={status.sale_opens_at} /></dd></>}
+          {preQueue && status.sale_opens_at && show && <><dt>Sale opens</dt><dd>{dateTime(status.sale_opens_at, show.venue.timezone)} <OpensIn at={status.sale_opens_at} /></dd></>}
           {position !== null && <><dt>Your place in the queue</dt><dd>{position}</dd></>}
           {position !== null && <><dt>People ahead of you</dt><dd>{peopleAhead(position, status.serving)}</dd></>}
           {position !== null && <><dt>Estimated wait</dt><dd>{status.paused ? 'unknown while paused' : estimateText(left)}</dd></>}

@@ -1,11 +1,10 @@
 // What a seat is called: its accessible name on the map, and the short name used in messages.
 import type { Seat } from '../../api/types';
 import { money } from '../../format';
+import { seatName } from '../../seatLabel';
 
-/** "Seat F7", or "Seat F7 in section 101". */
-export function shortSeatName(seat: Pick<Seat, 'row' | 'number' | 'section'>): string {
-  return `Seat ${seat.row}${seat.number}${seat.section ? ` in section ${seat.section}` : ''}`;
-}
+/** "Row F, seat 7" in messages and the selection: the one way every page writes a seat. */
+export const shortSeatName = seatName;
 
 // A big section's map names thousands of seats at a handful of prices: format each price once.
 const priceTexts = new Map<string, string>();
@@ -21,8 +20,7 @@ const STATUS_WORDS = { available: 'available', held: 'held by someone else', boo
 /** "Row F, seat 7, €12.00, accessible seat, available" (the map's accessible name for a seat). */
 export function seatLabel(seat: Seat, currency: string, selected: boolean, mine = false): string {
   const parts = [
-    `${seat.section ? `Section ${seat.section}, row` : 'Row'} ${seat.row}`,
-    `seat ${seat.number}`,
+    seatName(seat),
     seat.price === null ? 'not on sale' : priceText(seat.price, currency),
   ];
   if (seat.accessible) parts.push('accessible seat');
