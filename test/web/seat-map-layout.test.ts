@@ -60,18 +60,18 @@ describeInBrowser('web app: the seat map keeps still and is big enough to tap', 
     const f8 = await centreOf(page, 'F8');
 
     await page.mouse.click(f7.x, f7.y);
-    await page.getByRole('status').getByText('Seat F7 added.').waitFor({ state: 'attached' });
+    await page.getByRole('status').getByText('Row F, seat 7 added.').waitFor({ state: 'attached' });
     await page.mouse.click(f8.x, f8.y);
     await expect.poll(() => selectedSeats(page), { timeout: 5000 }).toEqual(['F7', 'F8']);
-    await page.getByRole('status').getByText('Seat F8 added.').waitFor({ state: 'attached' });
+    await page.getByRole('status').getByText('Row F, seat 8 added.').waitFor({ state: 'attached' });
     expect(await mapTop(page)).toBe(top);
 
     // A chosen seat that another buyer takes leaves the selection with a notice: the map stays put.
     const c3 = await centreOf(page, 'C3');
     await page.mouse.click(c3.x, c3.y);
-    await page.getByRole('status').getByText('Seat C3 added.').waitFor({ state: 'attached' });
+    await page.getByRole('status').getByText('Row C, seat 3 added.').waitFor({ state: 'attached' });
     await holdSeats(t, buyers[1]!, showId, ['C3']);
-    await page.getByRole('alert').getByText('Seat C3 was just taken by someone else.').waitFor();
+    await page.getByRole('alert').getByText('Row C, seat 3 was just taken by someone else.').waitFor();
     expect(await mapTop(page)).toBe(top);
     expect(await centreOf(page, 'F8')).toEqual(f8);
 
@@ -80,12 +80,12 @@ describeInBrowser('web app: the seat map keeps still and is big enough to tap', 
     await page.locator('[data-seat="B5"][data-status="held"]').waitFor();
     const b5 = await centreOf(page, 'B5');
     await page.mouse.click(b5.x, b5.y);
-    await page.getByRole('alert').getByText('Seat B5 is held by someone else.').waitFor();
+    await page.getByRole('alert').getByText('Row B, seat 5 is held by someone else.').waitFor();
     expect(await mapTop(page)).toBe(top);
     const b6 = await centreOf(page, 'B6');
     expect(b6.y).toBe(b5.y);
     await page.mouse.click(b6.x, b6.y);
-    await page.getByRole('status').getByText('Seat B6 added.').waitFor({ state: 'attached' });
+    await page.getByRole('status').getByText('Row B, seat 6 added.').waitFor({ state: 'attached' });
     expect(await selectedSeats(page)).toEqual(['B6', 'F7', 'F8']);
     expect(await centreOf(page, 'F7')).toEqual(f7);
 
