@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { rejection, sdkClient, startSimulator, type RunningSimulator } from './simulatorHarness.js';
 import { BUILD_DIR, ensureBuild, freePort } from '../resilience/childService.js';
 
