@@ -46,6 +46,8 @@ export interface Config {
   stripeApiUrl: string | null;
   stripeWebhookSecret: string;
   paysimPort: number;
+  /** Where the bundled simulator keeps its books; null: in its memory only. */
+  paysimDataDir: string | null;
   /** How long a booking request waits for the provider's first answer. */
   paymentTimeoutMs: number;
   /** First backoff of the reconciler; doubles per check, capped at a minute. */
@@ -268,6 +270,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     stripeApiUrl: env.STRIPE_API_URL || null,
     stripeWebhookSecret: stripeWebhookSecret ?? SIMULATOR_WEBHOOK_SECRET,
     paysimPort: int(env, 'PAYSIM_PORT', 12111, 0),
+    // Beside the embedded database they pay for: the two are kept, moved and deleted together.
+    paysimDataDir: env.PAYSIM_DATA_DIR || (env.DATABASE_URL ? null : `${env.DATA_DIR || './data'}/paysim`),
     paymentTimeoutMs: int(env, 'PAYMENT_TIMEOUT_MS', 10_000, 100),
     reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,
     workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 250, 10),

@@ -20,7 +20,7 @@ async function main(command: string, args: string[]): Promise<void> {
   // The bundled simulator listens first: with its port taken the start is refused before
   // anything is opened, and no purchase is ever paid through what holds that port.
   const simulator = command === 'serve' && !config.stripeSecretKey
-    ? await startBundledSimulator({ port: config.paysimPort, webhookSecret: config.stripeWebhookSecret, say: (m) => log?.warn(m) })
+    ? await startBundledSimulator({ port: config.paysimPort, dataDir: config.paysimDataDir, webhookSecret: config.stripeWebhookSecret, say: (m) => log?.warn(m) })
     : null;
   say(`boxoffice: ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite under ${config.dataDir}/pglite`}`);
   const service = await openService(config, {

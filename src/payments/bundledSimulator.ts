@@ -19,10 +19,11 @@ export interface BundledSimulator {
 }
 
 /** Starts the simulator and waits until it listens; refuses when it cannot (its port taken, a bad PAYSIM_* setting). */
-export async function startBundledSimulator(opts: { port: number; webhookSecret: string; say: (m: string) => void }): Promise<BundledSimulator> {
+export async function startBundledSimulator(opts: { port: number; webhookSecret: string; dataDir: string | null; say: (m: string) => void }): Promise<BundledSimulator> {
   const child = spawn(process.execPath, [SIMULATOR_MAIN], {
     // No PAYSIM_WEBHOOK_URL from our environment: the service sends its own once it listens.
-    env: { ...process.env, PAYSIM_PORT: String(opts.port), PAYSIM_WEBHOOK_URL: '', PAYSIM_WEBHOOK_SECRET: opts.webhookSecret },
+    // Its books in dataDir outlive both processes: a booking paid before a restart is refunded after it.
+    env: { ...process.env, PAYSIM_PORT: String(opts.port), PAYSIM_WEBHOOK_URL: '', PAYSIM_WEBHOOK_SECRET: opts.webhookSecret, PAYSIM_DATA_DIR: opts.dataDir ?? '' },
     // The IPC channel closes when this process dies in any way, SIGKILL included,
     // and the simulator then stops (see packages/paysim/src/main.ts).
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -15,6 +15,7 @@ export async function confirmPaymentIntent(
   method: TestPaymentMethod,
   request: RequestRef,
 ): Promise<Outcome> {
+  ctx.store.beginProcessing(pi);
   pi.payment_method = methodId;
   pi.status = 'processing';
   const processing = method.processing === 'slow' ? ctx.timing.slowMs : method.processing === 'commit' ? ctx.timing.commitDelayMs : 0;
@@ -27,6 +28,7 @@ export async function confirmPaymentIntent(
     pi.status = 'succeeded';
     pi.amount_received = pi.amount;
     pi.last_payment_error = null;
+    ctx.store.savePaymentIntent(pi);
     recordEvent(ctx.store, ctx.webhooks, 'payment_intent.succeeded', pi, request);
     return { status: 200, body: snapshot(pi), losesAnswer: method.losesFirstAnswer };
   }
@@ -45,6 +47,7 @@ export async function confirmPaymentIntent(
   pi.status = 'requires_payment_method';
   pi.payment_method = null;
   pi.last_payment_error = error;
+  ctx.store.savePaymentIntent(pi);
   recordEvent(ctx.store, ctx.webhooks, 'payment_intent.payment_failed', pi, request);
   return { status: 402, body: { error: { ...error, payment_intent: snapshot(pi) } }, losesAnswer: method.losesFirstAnswer };
 }

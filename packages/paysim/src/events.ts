@@ -30,7 +30,7 @@ export function recordEvent(
     request: { id: request.requestId, idempotency_key: request.idempotencyKey },
     type,
   };
-  store.events.add(event);
+  store.addEvent(event);
   webhooks.enqueue(event);
   return event;
 }

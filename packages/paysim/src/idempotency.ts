@@ -1,7 +1,10 @@
 // Idempotent requests as Stripe keeps them: per API key, the first request with
 // a key claims it; once its endpoint has run, its status and body are saved and
 // every retry with the same parameters gets exactly that answer back. A retry
-// while the first is still running gets 409; other parameters get 400.
+// while the first is still running gets 409; other parameters get 400. Saved
+// answers go to the books' sink like every other committed change.
+import type { BookEntry } from './journal.js';
+
 export interface SavedAnswer {
   status: number;
   /** The serialized body, so a replay is byte for byte the first answer. */
@@ -36,11 +39,34 @@ export function fingerprint(method: string, path: string, params: unknown): stri
   return `${method} ${path} ${JSON.stringify(canonical(params))}`;
 }
 
+type SavedKey = Extract<BookEntry, { kind: 'key' }>;
+
 export class IdempotencyKeys {
   // Insertion order is age order, so expired keys are always at the front.
   private readonly entries = new Map<string, Entry>();
+  private sink: (entry: SavedKey) => void = () => {};
 
   constructor(private readonly ttlMs: number = DEFAULT_KEY_TTL_MS) {}
+
+  /** From now on every saved answer is also handed to `sink`. */
+  persistTo(sink: (entry: SavedKey) => void): void {
+    this.sink = sink;
+  }
+
+  /** Takes back a saved answer read from disk (in the order saved), unless it has expired. */
+  replay({ value }: SavedKey): void {
+    if (value.createdAt < Date.now() - this.ttlMs) return;
+    this.entries.delete(value.id);
+    this.entries.set(value.id, { fingerprint: value.fingerprint, answer: value.answer, createdAt: value.createdAt });
+  }
+
+  /** Every saved answer that has not expired, oldest first: what a compacted journal holds. */
+  *saved(): Generator<SavedKey> {
+    const cutoff = Date.now() - this.ttlMs;
+    for (const [id, e] of this.entries) {
+      if (e.answer !== null && e.createdAt >= cutoff) yield { kind: 'key', value: { id, fingerprint: e.fingerprint, answer: e.answer, createdAt: e.createdAt } };
+    }
+  }
 
   claim(apiKey: string, key: string, print: string): Claim {
     this.forgetExpired();
@@ -56,6 +82,7 @@ export class IdempotencyKeys {
       kind: 'first',
       save: (answer) => {
         fresh.answer = answer;
+        this.sink({ kind: 'key', value: { id, fingerprint: print, answer, createdAt: fresh.createdAt } });
       },
       // The endpoint never ran (validation, crash): the key is free again, as at Stripe.
       release: () => {

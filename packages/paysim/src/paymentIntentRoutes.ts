@@ -56,7 +56,7 @@ export default async function paymentIntentRoutes(api: FastifyInstance, { ctx }:
       amount, currency, metadata: params.metadata(), description: params.string('description'),
       paymentMethod: methodId, receiptEmail: params.string('receipt_email'), captureMethod: captureMethod(params),
     });
-    ctx.store.paymentIntents.add(pi);
+    ctx.store.savePaymentIntent(pi);
     if (confirm && method && methodId) return confirmPaymentIntent(ctx, pi, methodId, method, ref);
     return { status: 200, body: snapshot(pi) };
   }));

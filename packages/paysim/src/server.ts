@@ -18,6 +18,7 @@ import paymentIntentRoutes from './paymentIntentRoutes.js';
 import refundRoutes from './refundRoutes.js';
 import simRoutes from './simRoutes.js';
 import { Store } from './store.js';
+import { keepBooksIn } from './books.js';
 import { DEFAULT_WEBHOOK_TUNING, WebhookSender, type WebhookTuning } from './webhooks.js';
 
 export const DEFAULT_SECRET_KEY = 'sk_test_sim';
@@ -37,6 +38,8 @@ export interface SimulatorOptions {
   /** The longest a lost answer keeps its connection open when the client never gives up. */
   maxHoldMs?: number;
   idempotencyKeyTtlMs?: number;
+  /** A folder to keep the books in (read back at start, written as they change); without it they live in memory only. */
+  dataDir?: string | null;
   /** Options (`{ level, stream }`) or a logger; the simulator logs under the name `paysim`. */
   logger?: boolean | object | Logger;
 }
@@ -51,6 +54,10 @@ export interface Simulator {
 }
 
 export async function buildSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  // The books first: a file that cannot be read stops the start before anything is opened.
+  const store = new Store();
+  const keys = new IdempotencyKeys(opts.idempotencyKeyTtlMs ?? DEFAULT_KEY_TTL_MS);
+  const journal = opts.dataDir ? keepBooksIn(opts.dataDir, store, keys) : null;
   let requests = 0;
   const app = Fastify({
     // An on-sale simulation sends thousands of requests: their lines only at debug.
@@ -69,9 +76,9 @@ export async function buildSimulator(opts: SimulatorOptions = {}): Promise<Simul
     app.log,
   );
   const ctx: SimContext = {
-    store: new Store(),
+    store,
     chaos,
-    keys: new IdempotencyKeys(opts.idempotencyKeyTtlMs ?? DEFAULT_KEY_TTL_MS),
+    keys,
     held: new HeldConnections(opts.maxHoldMs ?? 600_000),
     webhooks,
     timing: { slowMs: 3000, commitDelayMs: 100, ...opts.timing },
@@ -102,6 +109,8 @@ export async function buildSimulator(opts: SimulatorOptions = {}): Promise<Simul
     webhooks.stop();
     ctx.held.releaseAll();
   });
+  // After the last request has ended: nothing is written once the file is closed.
+  app.addHook('onClose', async () => journal?.close());
 
   return {
     app,
