@@ -170,9 +170,10 @@ describe('the linter', () => {
     notThenable: { path: HOME, text: `${real}\nexport async function planted(t: HoldTally): Promise<void> {\n  await t.count('s', 'created');\n}\n` },
     unusedAndTypeImport: { path: HOME, text: `${withImport}\nexport function planted(): void {\n  const unused = 1;\n}\n` },
   };
-  // Linted in a process of its own, as `npm run lint` lints: the typed rules read the
-  // project's types through TypeScript, and in this file's worker (shared by other test
-  // files, isolate: false) they once read no Promise type at all and so saw no promise.
+  // Linted in a process of its own, as `npm run lint` lints. With CI=true (as CI runs)
+  // typescript-eslint assumes a single run over files on disk and types the file as it
+  // is on disk, not the text given here: the planted code then has no types, and the two
+  // promise rules found nothing. TSESTREE_SINGLE_RUN=false turns that inference off.
   const LINTER = `
     import { ESLint } from 'eslint';
     const cases = JSON.parse(await new Response(process.stdin).text());
@@ -186,7 +187,7 @@ describe('the linter', () => {
   let found: Record<string, string[]> = {};
   beforeAll(async () => {
     const cases = Object.fromEntries(Object.entries(CASES).map(([k, c]) => [k, { path: join(ROOT, c.path), text: c.text }]));
-    const child = execFile(process.execPath, ['--input-type=module', '-e', LINTER], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const child = execFile(process.execPath, ['--input-type=module', '-e', LINTER], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, TSESTREE_SINGLE_RUN: 'false' } });
     const output = new Promise<string>((resolve, reject) => {
       let stdout = '';
       let stderr = '';
