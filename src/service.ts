@@ -36,6 +36,7 @@ import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
 import { soldOut } from './db/waitingRoom.js';
 import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
+import { singleInventory } from './app/inventory.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 
 export interface Service {
@@ -105,6 +106,7 @@ export async function openService(
   const ctx: Context = {
     config,
     db,
+    inventory: singleInventory(db),
     tokens: new UserTokens(secret, config.tokenTtlSeconds),
     metrics,
     halls,

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import type { Inventory } from './inventory.js';
 import type { UserTokens } from '../auth/tokens.js';
 import type { Metrics } from '../metrics.js';
 import type { Config } from '../config.js';
@@ -19,7 +20,10 @@ import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
   config: Readonly<Config>;
+  /** The control database: accounts, the catalog, show placements (and, unsharded, every show's inventory too). */
   db: Database;
+  /** The door to a show's inventory (./inventory.ts): use it for every show-scoped statement. */
+  inventory: Inventory;
   tokens: UserTokens;
   metrics: Metrics;
   halls: HallCatalog;
