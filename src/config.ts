@@ -21,6 +21,14 @@ export interface Config {
    */
   connectionsPerAddress: number;
   databaseUrl: string | null;
+  /**
+   * SHARD_URLS (`name=postgres://…,name=postgres://…`): where shows' inventories live,
+   * one shard per show; DATABASE_URL is then the control database. Empty: the one
+   * database serves everything.
+   */
+  shards: readonly { name: string; url: string }[];
+  /** How often an instance reads the show placements it has cached (PLACEMENT_REFRESH_MS): a moved show is followed within it. */
+  placementRefreshMs: number;
   dataDir: string;
   redisUrl: string | null;
   poolSize: number;
@@ -219,6 +227,28 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
  * 2 s when PostgreSQL stops answering: a connection wait plus one statement (and
  * its 300 ms client margin) is what a hold can spend before it is refused.
  */
+const SHARD_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** SHARD_URLS: `name=postgres://…` entries, comma-separated; names unique, URLs postgres, DATABASE_URL required. */
+export function shardUrls(raw: string | undefined, databaseUrl: string | null): { name: string; url: string }[] {
+  if (!raw || raw.trim() === '') return [];
+  if (!databaseUrl) throw new Error('SHARD_URLS needs DATABASE_URL: the control database (accounts, catalog, show placements) must be PostgreSQL');
+  const shards: { name: string; url: string }[] = [];
+  for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const at = entry.indexOf('=');
+    const name = at > 0 ? entry.slice(0, at).trim() : '';
+    const url = at > 0 ? entry.slice(at + 1).trim() : '';
+    if (!SHARD_NAME.test(name)) {
+      throw new Error(`SHARD_URLS entries look like name=postgres://…, the name lower-case letters, digits, - and _ (at most 32); got "${entry.replace(/\/\/[^@/]*@/, '//…@')}"`);
+    }
+    if (!/^postgres(ql)?:\/\/./.test(url)) throw new Error(`SHARD_URLS: shard "${name}" needs a postgres:// URL`);
+    if (shards.some((s) => s.name === name)) throw new Error(`SHARD_URLS names shard "${name}" twice`);
+    if (shards.some((s) => s.url === url)) throw new Error(`SHARD_URLS: shard "${name}" has the same URL as another shard`);
+    shards.push({ name, url });
+  }
+  return shards;
+}
+
 function dbBounds(env: NodeJS.ProcessEnv): { connectMs: number; queueMs: number; statementMs: number; backgroundStatementMs: number } {
   const connectMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 1500, 50);
   const queueMs = int(env, 'DB_POOL_WAIT_MS', 3000, connectMs);
@@ -252,6 +282,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1),
     connectionsPerAddress: int(env, 'CONNECTIONS_MAX_PER_ADDRESS', 1024, 1),
     databaseUrl: env.DATABASE_URL || null,
+    shards: shardUrls(env.SHARD_URLS, env.DATABASE_URL || null),
+    placementRefreshMs: int(env, 'PLACEMENT_REFRESH_MS', 1000, 50),
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || null,
     poolSize: int(env, 'DB_POOL_SIZE', 20, 1),

@@ -107,7 +107,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Database, trips: TripLedger) {
+  /**
+   * `db`: the control database (its pool); `inventory`: every inventory database (each
+   * shard), whose figures are summed. Unsharded, the one database is both.
+   */
+  constructor(db: Database, trips: TripLedger, inventory: () => readonly Database[] = () => [db]) {
     collectDefaultMetrics({ register: this.registry, prefix: 'boxoffice_' });
     {
       // Counted in process (src/db/trips.ts), read at scrape time.
@@ -153,14 +157,26 @@ export class Metrics {
           for (const f of values) this.set(f.labels, f.value);
         },
       });
-    fromDb('boxoffice_bookings', 'Bookings by status', ['status'], () => figures.bookingsByStatus(db));
+    /** A figure read on every inventory database, values with the same labels added (the largest, for an age). */
+    const acrossShards = async (read: (d: Database) => Promise<Figure[]>, combine = (a: number, b: number) => a + b): Promise<Figure[]> => {
+      const summed = new Map<string, Figure>();
+      for (const figs of await Promise.all(inventory().map(read))) {
+        for (const f of figs) {
+          const key = JSON.stringify(f.labels);
+          const had = summed.get(key);
+          summed.set(key, had ? { labels: f.labels, value: combine(had.value, f.value) } : f);
+        }
+      }
+      return [...summed.values()];
+    };
+    fromDb('boxoffice_bookings', 'Bookings by status', ['status'], () => acrossShards((d) => figures.bookingsByStatus(d)));
     fromDb('boxoffice_reconciliation_backlog', 'Payment attempts whose outcome is not known yet', [],
-      async () => [{ labels: {}, value: (await figures.reconciliationBacklog(db)).open }]);
+      () => acrossShards(async (d) => [{ labels: {}, value: (await figures.reconciliationBacklog(d)).open }]));
     fromDb('boxoffice_reconciliation_lag_seconds', 'Age of the oldest payment attempt whose outcome is not known yet', [],
-      async () => [{ labels: {}, value: (await figures.reconciliationBacklog(db)).oldestSeconds }]);
+      () => acrossShards(async (d) => [{ labels: {}, value: (await figures.reconciliationBacklog(d)).oldestSeconds }], Math.max));
     fromDb('boxoffice_refunds', 'Refunds by reason and status (seats_lost: money taken for seats the booking could not get)',
-      ['reason', 'status'], () => figures.refundsByReason(db));
+      ['reason', 'status'], () => acrossShards((d) => figures.refundsByReason(d)));
     fromDb('boxoffice_double_sold_seats', 'Seats sold more than once (must be 0)', [],
-      async () => [{ labels: {}, value: await figures.doubleSoldSeats(db) }]);
+      () => acrossShards(async (d) => [{ labels: {}, value: await figures.doubleSoldSeats(d) }]));
   }
 }

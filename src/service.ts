@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
+import { connectPostgres, openDatabase, type Database } from './db/client.js';
 import { metered, TripLedger } from './db/trips.js';
 import { migrate } from './db/migrate.js';
 import { sharedSecret } from './db/secrets.js';
@@ -32,11 +32,15 @@ import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
 import type { Logger } from 'pino';
 import { loggerFrom, silentLogger } from './http/logging.js';
+import { DomainError } from './domain/errors.js';
 import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
 import { soldOut } from './db/waitingRoom.js';
 import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
 import { singleInventory } from './app/inventory.js';
+import { ShardedInventory } from './app/shards.js';
+import { KnownAccounts } from './app/knownAccounts.js';
+import { findUserRole } from './db/users.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 
 export interface Service {
@@ -79,6 +83,19 @@ export async function openService(
   const db = metered(base, trips, 'request');
   const rateLimitExempt = new ClientExemptions(config.rateLimitExempt);
   await migrate(db.as('startup'), opts.log);
+  // SHARD_URLS: a pool per shard, with the same bounds; the same migrations on each.
+  const shardBases: { name: string; db: Database }[] = [];
+  try {
+    for (const s of config.shards) {
+      const shardDb = metered(connectPostgres(s.url, config.poolSize, config.preparedStatements, config.dbBounds), trips, 'request');
+      shardBases.push({ name: s.name, db: shardDb });
+      await migrate(shardDb.as('startup'), (m) => opts.log?.(`shard ${s.name}: ${m}`));
+    }
+  } catch (err) {
+    await Promise.all(shardBases.map((s) => s.db.close().catch(() => {})));
+    if (!opts.db) await base.close();
+    throw err;
+  }
   // Every instance must verify every other's tokens: the secret comes from the
   // environment, or is made once and kept in the database.
   const secret = config.tokenSecret ?? (await sharedSecret(db, 'user_token_hs256', () => randomBytes(32).toString('base64url')));
@@ -88,13 +105,22 @@ export async function openService(
   const appLog = loggerFrom('boxoffice', opts.logger);
   const log = appLog ?? silentLogger();
   const roomSecret = await sharedSecret(db, 'waiting_room_hs256', () => randomBytes(32).toString('base64url'));
-  const showRules = new ShowRules(db.as('show_rules').aside(), config.waitingRoom.showRulesRefreshMs);
-  const metrics = new Metrics(db.as('metrics'), trips);
+  const sharded = shardBases.length > 0 ? ShardedInventory.open(db, shardBases, config.placementRefreshMs, log) : null;
+  const inventory = sharded ?? singleInventory(db);
+  // A show's rules are read where its inventory is (its shard keeps a copy of the show's row).
+  const rulesFrom = inventory.as('show_rules');
+  const showRules = new ShowRules(inventory.single ? db.as('show_rules').aside()
+    : async (showId) => (await rulesFrom.ofShow(showId).catch((err: unknown) => {
+      // A show with no placement has no rules (null), as one with no row.
+      if (err instanceof DomainError && err.code === 'NOT_FOUND') return rulesFrom.all()[0]!;
+      throw err;
+    })).aside(), config.waitingRoom.showRulesRefreshMs);
+  const metrics = new Metrics(db.as('metrics'), trips, () => inventory.as('metrics').all());
   const purchaseLimits = new PurchaseLimits(config.purchaseConcurrency, metrics.registry);
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
-  const seatFeed = new SeatFeed(db.as('seat_feed'), config.liveMap, liveMetrics, log);
-  const seatMaps = new SeatMaps(db, halls, config.seatMapCacheMs);
+  const seatFeed = new SeatFeed(inventory.as('seat_feed').all(), config.liveMap, liveMetrics, log);
+  const seatMaps = new SeatMaps((showId) => inventory.ofShow(showId), halls, config.seatMapCacheMs);
   // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
   const openFiles = opts.openFiles ?? readOpenFileLimit();
   const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: openFiles, poolSize: config.poolSize });
@@ -106,7 +132,7 @@ export async function openService(
   const ctx: Context = {
     config,
     db,
-    inventory: singleInventory(db),
+    inventory,
     tokens: new UserTokens(secret, config.tokenTtlSeconds),
     metrics,
     halls,
@@ -121,7 +147,8 @@ export async function openService(
     log,
     showRules,
     purchaseLimits,
-    room: WaitingRoom.open(config, roomSecret, showRules, (showId) => soldOut(db.as('waiting_room'), showId),
+    accounts: new KnownAccounts(async (userId) => (await findUserRole(db, userId)) !== null),
+    room: WaitingRoom.open(config, roomSecret, showRules, async (showId) => soldOut(await inventory.as('waiting_room').ofShow(showId), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
   registerRoomMetrics(metrics.registry, ctx.room);
@@ -147,12 +174,13 @@ export async function openService(
   });
   log.info({ connections_max: Number.isFinite(connections) ? connections : null, connections_max_per_address: config.trustProxy === false ? config.connectionsPerAddress : null },
     'client connections bounded by the open file limit');
-  const sweeper = new Sweeper(db.as('sweeper'), ctx.metrics, config.sweepIntervalMs, ctx.log);
+  const sweeper = new Sweeper(inventory.as('sweeper').all(), ctx.metrics, config.sweepIntervalMs, ctx.log);
   const workers = new Workers(ctx, ctx.log);
   const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
   ctx.room.start();
   await seatFeed.start();
+  sharded?.start();
   return {
     ctx,
     app,
@@ -179,7 +207,9 @@ export async function openService(
       await workers.stop();
       await ctx.room.close();
       await ctx.rateLimits.close();
-      await ctx.holdTally.flush(db.as('hold_tally')).catch(() => {});
+      await ctx.holdTally.flush(inventory.as('hold_tally')).catch(() => {});
+      await sharded?.stop();
+      await Promise.all(shardBases.map((s) => s.db.close()));
       if (!opts.db) await base.close();
     },
   };

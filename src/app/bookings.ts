@@ -9,7 +9,8 @@
 // whichever learns it first applies it, later arrivals change nothing.
 import { createHash } from 'node:crypto';
 import { DomainError, notFound } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
+import { newId, showOfId, showScopedId } from '../domain/ids.js';
+import type { Database } from '../db/client.js';
 import { mustHaveMoved, type BookingStatus, type RefundStatus } from '../domain/states.js';
 import * as bookings from '../db/bookings.js';
 import { confirmPayment, declinePayment, enterPayment, freeBookedSeats, loseSeats, type EnteredPayment } from '../db/seatTransitions.js';
@@ -107,13 +108,20 @@ export async function bookOnce<A extends Answer>(
   const { key } = request;
   const input = request.input instanceof DomainError ? null : request.input;
   const admittedShowId = request.admittedShowId ?? null;
-  const ids = { bookingId: newId('bkg'), attemptId: newId('pay') };
+  // The booking and its payment name the hold's show, so their ids lead to its shard.
+  const showId = input ? showOfId(input.hold_id) : null;
+  const ids = showId
+    ? { bookingId: showScopedId('bkg', showId), attemptId: showScopedId('pay', showId) }
+    : { bookingId: newId('bkg'), attemptId: newId('pay') };
   const fingerprint = createHash('sha256').update(request.canonicalBody).digest('hex');
+  // The key lives with the hold it pays for (one statement claims both); a body with no
+  // hold in it keeps its key on the first inventory database.
+  const db = input ? await ctx.inventory.ofRecord(input.hold_id, { purchase: true }) : ctx.inventory.all()[0]!;
   // Started before the claim: the first renewal comes after KEY_RENEW_MS, by when the
   // key is this request's (or the request has answered without it).
-  const renew = setInterval(() => void renewKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
+  const renew = setInterval(() => void renewKey(db, buyer.userId, key, KEY_LEASE_SECONDS).catch(() => {}), KEY_RENEW_MS);
   try {
-    const entry = await enterPayment(ctx.db, {
+    const entry = await enterPayment(db, {
       holdId: input?.hold_id ?? null, userId: buyer.userId, ...ids, paymentMethod: input?.payment_method ?? null,
       reconcileAfterSeconds: reconcileAfterSeconds(ctx.config), admittedShowId,
       key: { key, fingerprint, leaseSeconds: KEY_LEASE_SECONDS, ttlSeconds: ctx.config.idempotencyTtlHours * 3600 },
@@ -122,15 +130,15 @@ export async function bookOnce<A extends Answer>(
       const seen = repeatOf(entry.key, fingerprint);
       if (seen.kind !== 'take_over') return seen;
       // The first request died after making its booking: this one answers with it.
-      if (!(await takeOverKey(ctx.db, buyer.userId, key, KEY_LEASE_SECONDS))) return { kind: 'in_flight' };
-      return { kind: 'answered', answer: await answerOnce(ctx, buyer, key, answer, async () => ({
-        view: bookingView((await bookings.findBooking(ctx.db, seen.bookingId))!), answerStored: false,
+      if (!(await takeOverKey(db, buyer.userId, key, KEY_LEASE_SECONDS))) return { kind: 'in_flight' };
+      return { kind: 'answered', answer: await answerOnce(db, buyer, key, answer, async () => ({
+        view: bookingView((await bookings.findBooking(db, seen.bookingId))!), answerStored: false,
       })) };
     }
-    return { kind: 'answered', answer: await answerOnce(ctx, buyer, key, answer, async (storedWith) => {
+    return { kind: 'answered', answer: await answerOnce(db, buyer, key, answer, async (storedWith) => {
       if (request.input instanceof DomainError) throw request.input;
-      if (!entry.entered) throw await notPayable(ctx, buyer, request.input.hold_id, admittedShowId);
-      return pay(ctx, buyer, request.input, ids, entry.entered, storedWith);
+      if (!entry.entered) throw await notPayable(db, buyer, request.input.hold_id, admittedShowId);
+      return pay(ctx, db, buyer, request.input, ids, entry.entered, storedWith);
     }) };
   } finally {
     clearInterval(renew);
@@ -154,7 +162,7 @@ function repeatOf(row: KeyRow | null, fingerprint: string):
  * the key (API.md) so that the same key works again.
  */
 async function answerOnce<A extends Answer>(
-  ctx: Context, buyer: Principal, key: string, answer: { created(view: BookingView): A; failed(err: unknown): A },
+  db: Database, buyer: Principal, key: string, answer: { created(view: BookingView): A; failed(err: unknown): A },
   book: (storedWith: (view: BookingView) => KeyedAnswer) => Promise<{ view: BookingView; answerStored: boolean }>,
 ): Promise<A> {
   let result: A;
@@ -168,22 +176,22 @@ async function answerOnce<A extends Answer>(
   } catch (err) {
     result = answer.failed(err);
     if (result.status >= 500 || (err instanceof DomainError && err.code === 'QUEUE_REQUIRED')) {
-      await releaseKey(ctx.db, buyer.userId, key);
+      await releaseKey(db, buyer.userId, key);
       return result;
     }
   }
-  await storeAnswer(ctx.db, buyer.userId, key, result.status, result.body);
+  await storeAnswer(db, buyer.userId, key, result.status, result.body);
   return result;
 }
 
 /** The provider asked about the entered booking, its first answer applied; a confirmation stores the request's answer with it. */
 async function pay(
-  ctx: Context, buyer: Principal, input: { hold_id: string; payment_method: string }, ids: { bookingId: string; attemptId: string },
+  ctx: Context, db: Database, buyer: Principal, input: { hold_id: string; payment_method: string }, ids: { bookingId: string; attemptId: string },
   entered: EnteredPayment, storedWith: (view: BookingView) => KeyedAnswer,
 ): Promise<{ view: BookingView; answerStored: boolean }> {
   const { bookingId, attemptId } = ids;
   const outcome = await ctx.payments.charge(
-    { attemptId, bookingId, holdId: input.hold_id, amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
+    { attemptId, bookingId, holdId: input.hold_id, showId: showOfId(attemptId), amount: entered.amount, currency: entered.currency, paymentMethod: input.payment_method },
     ctx.config.paymentTimeoutMs,
   );
   const pending: bookings.BookingRow = {
@@ -194,13 +202,13 @@ async function pay(
   const answer = outcome.kind === 'succeeded' ? storedWith(bookingView({ ...pending, status: 'confirmed' })) : undefined;
   const confirmed = await applyPaymentOutcome(ctx, attemptId, outcome, pending, answer);
   if (confirmed) return { view: bookingView(confirmed.booking), answerStored: confirmed.answerStored };
-  return { view: bookingView((await bookings.findBooking(ctx.db, bookingId))!), answerStored: false };
+  return { view: bookingView((await bookings.findBooking(db, bookingId))!), answerStored: false };
 }
 
 /** Why a hold could not enter payment: its show needs an admission (403), it never existed (404), or it is not the caller's active hold (409). */
-async function notPayable(ctx: Context, buyer: Principal, holdId: string, admittedShowId: string | null): Promise<DomainError> {
-  if (await holdNeedsAdmission(ctx.db, holdId, buyer.userId, admittedShowId)) return new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
-  if (!(await findHold(ctx.db, holdId))) return notFound('hold');
+async function notPayable(db: Database, buyer: Principal, holdId: string, admittedShowId: string | null): Promise<DomainError> {
+  if (await holdNeedsAdmission(db, holdId, buyer.userId, admittedShowId)) return new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
+  if (!(await findHold(db, holdId))) return notFound('hold');
   return new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
 }
 
@@ -222,13 +230,14 @@ export async function applyPaymentOutcome(
   ctx: Context, attemptId: string, outcome: ChargeOutcome, entered?: bookings.BookingRow, answer?: KeyedAnswer,
 ): Promise<Confirmed | null> {
   ctx.metrics.paymentOutcomes.inc({ outcome: outcome.kind });
+  const db = await ctx.inventory.ofRecord(attemptId);
   if (outcome.kind === 'unknown') {
-    await payments.markAttemptUnknown(ctx.db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
-    ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: entered?.booking_id ?? (await payments.findAttempt(ctx.db, attemptId))?.booking_id, reason: outcome.reason },
+    await payments.markAttemptUnknown(db, attemptId, outcome.reason, ctx.config.reconcileBaseSeconds);
+    ctx.log.info({ event: 'payment.outcome_unknown', attempt_id: attemptId, booking_id: entered?.booking_id ?? (await payments.findAttempt(db, attemptId))?.booking_id, reason: outcome.reason },
       'payment outcome unknown; the booking stays pending and the reconciler asks the provider again');
     return null;
   }
-  if (entered && outcome.kind === 'succeeded' && await confirmPayment(ctx.db, paid(entered, attemptId, outcome.paymentIntentId, answer))) {
+  if (entered && outcome.kind === 'succeeded' && await confirmPayment(db, paid(entered, attemptId, outcome.paymentIntentId, answer))) {
     ctx.log.info({ event: 'booking.confirmed', ...about(entered), payment_intent: outcome.paymentIntentId }, 'booking confirmed');
     return { booking: { ...entered, status: 'confirmed' }, answerStored: answer !== undefined };
   }
@@ -237,13 +246,13 @@ export async function applyPaymentOutcome(
   // recorded it: nothing to do, no transaction, no lock.
   let known = entered?.booking_id;
   if (!known) {
-    const attempt = await payments.findAttempt(ctx.db, attemptId);
+    const attempt = await payments.findAttempt(db, attemptId);
     if (!attempt || attempt.status === outcome.kind) return null;
     known = attempt.booking_id;
   }
   // What this call decided, logged once the transaction has committed.
   const decided: { event?: { event: string; msg: string; [field: string]: unknown }; confirmed?: bookings.BookingRow } = {};
-  await ctx.db.transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     const booking = await bookings.lockBooking(tx, known);
     if (!booking) return;
     const where = { holdId: booking.hold_id, showId: booking.show_id };
@@ -298,11 +307,11 @@ export function about(b: { booking_id: string; show_id: string; hold_id: string;
 /** Writes the booking's one refund and its outbox row; a second call for the same booking does nothing. */
 async function refundBooking(
   tx: Parameters<typeof enqueue>[0],
-  booking: { booking_id: string; amount: number; currency: string },
+  booking: { booking_id: string; show_id: string; amount: number; currency: string },
   paymentIntentId: string,
   reason: 'cancellation' | 'seats_lost',
 ): Promise<void> {
-  const refundId = newId('rfd');
+  const refundId = showScopedId('rfd', booking.show_id);
   const created = await payments.insertRefund(tx, {
     id: refundId, bookingId: booking.booking_id, paymentIntentId, amount: booking.amount, currency: booking.currency, reason,
   });
@@ -311,7 +320,7 @@ async function refundBooking(
 
 /** The booking the caller (or an admin) may see; others' bookings answer 404. */
 export async function getBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
-  const b = await bookings.findBooking(ctx.db, id);
+  const b = await bookings.findBooking(await ctx.inventory.ofRecord(id), id);
   // Someone else's booking: only for an admin, by the role the database holds now
   // (a token keeps the role it was issued with).
   const allowed = b && (b.user_id === caller.userId || (await currentRole(ctx, caller.userId)) === 'admin');
@@ -321,8 +330,10 @@ export async function getBooking(ctx: Context, caller: Principal, id: string): P
 
 /** The caller's bookings, newest first; a token whose account is gone is refused, not answered with an empty list. */
 export async function listBookings(ctx: Context, caller: Principal): Promise<{ bookings: BookingView[] }> {
-  const [role, rows] = await Promise.all([currentRole(ctx, caller.userId), bookings.listBookings(ctx.db, caller.userId)]);
+  // Across every inventory database: a buyer's bookings may be on several shards.
+  const [role, ...found] = await Promise.all([currentRole(ctx, caller.userId), ...ctx.inventory.all().map((db) => bookings.listBookings(db, caller.userId))]);
   if (!role) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+  const rows = found.length === 1 ? found[0]! : found.flat().sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.booking_id < b.booking_id ? 1 : -1)).slice(0, 500);
   return { bookings: rows.map(bookingView) };
 }
 
@@ -333,7 +344,8 @@ export async function listBookings(ctx: Context, caller: Principal): Promise<{ b
  */
 export async function cancelBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
   let cancelled: bookings.BookingRow | null = null;
-  await ctx.db.transaction(async (tx) => {
+  const db = await ctx.inventory.ofRecord(id);
+  await db.transaction(async (tx) => {
     const b = await bookings.lockBooking(tx, id);
     if (!b || b.user_id !== caller.userId) throw notFound('booking');
     if (b.status === 'cancelled') return;
@@ -354,16 +366,18 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
   });
   const c = cancelled as bookings.BookingRow | null; // assigned in the callback, which TypeScript does not follow
   if (c) ctx.log.info({ event: 'booking.cancelled', ...about(c), refund_amount: Number(c.amount) }, 'booking cancelled by its buyer; the seats are free and the refund is on its way');
-  return bookingView((await bookings.findBooking(ctx.db, id))!);
+  return bookingView((await bookings.findBooking(db, id))!);
 }
 
 /** Forgets stored answers past their time, oldest first, in short batches; the number forgotten. */
 export async function sweepExpiredKeys(ctx: Context): Promise<number> {
   let swept = 0;
-  for (let i = 0; i < SWEEP_BATCHES_PER_PASS; i++) {
-    const n = await deleteExpiredKeys(ctx.db, ctx.config.idempotencyTtlHours * 3600, SWEEP_BATCH);
-    swept += n;
-    if (n < SWEEP_BATCH) break;
+  for (const db of ctx.inventory.all()) {
+    for (let i = 0; i < SWEEP_BATCHES_PER_PASS; i++) {
+      const n = await deleteExpiredKeys(db, ctx.config.idempotencyTtlHours * 3600, SWEEP_BATCH);
+      swept += n;
+      if (n < SWEEP_BATCH) break;
+    }
   }
   return swept;
 }

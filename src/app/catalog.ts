@@ -5,6 +5,8 @@ import { expandLayout, type Layout } from '../domain/layout.js';
 import { checkShowSettings, SHOW_DEFAULTS } from '../domain/shows.js';
 import * as catalog from '../db/catalog.js';
 import * as shows from '../db/shows.js';
+import * as placement from '../db/placement.js';
+import { createShowSeatsFrom } from '../db/seatTransitions.js';
 import type { ShowFilter, ShowSettings, ShowSearch } from '../db/shows.js';
 import type { EventSearch } from '../db/catalog.js';
 import { decodeCursor, PAGE_DEFAULT, toPage, type Position } from '../domain/paging.js';
@@ -54,31 +56,65 @@ export async function createEvent(ctx: Context, input: { title: string; kind?: s
 }
 
 export type ShowInput = Omit<ShowSettings, 'sale_opens_at' | keyof typeof SHOW_DEFAULTS> &
-  Partial<Pick<ShowSettings, keyof typeof SHOW_DEFAULTS>> & { sale_opens_at?: string };
+  Partial<Pick<ShowSettings, keyof typeof SHOW_DEFAULTS>> & { sale_opens_at?: string; shard?: string };
 
 /** Shows of this many seats or more have show_seats analyzed once created (smaller ones cost little to misplan). */
 const ANALYZE_FROM_SEATS = 1000;
 
-/** Creates a show and one seat row per hall seat, in one transaction. */
+/**
+ * Creates a show and one seat row per hall seat, and places it: on the shard named by
+ * `shard`, else on the one whose shows not yet started expect the least demand. With
+ * one database, one transaction; with shards, the catalog row and placement commit on
+ * the control database, then the show's copy and seats on its shard (undone on the
+ * control database when the shard refuses).
+ */
 export async function createShow(ctx: Context, input: ShowInput) {
-  const settings: ShowSettings = { ...SHOW_DEFAULTS, ...input, sale_opens_at: input.sale_opens_at ?? null };
+  const { shard: pinned, ...rest } = input;
+  const settings: ShowSettings = { ...SHOW_DEFAULTS, ...rest, sale_opens_at: rest.sale_opens_at ?? null };
   const id = newId('show');
+  const shardNames = ctx.inventory.named().map((s) => s.name);
+  if (pinned !== undefined && !shardNames.includes(pinned)) {
+    throw validationFailed('unknown shard', [{ path: '/shard', message: `no shard named "${pinned}"; the shards are ${shardNames.join(', ')}` }]);
+  }
   const seats = await bulk(ctx).transaction(async (tx) => {
     await checkReferences(tx, settings);
-    return shows.insertShow(tx, id, settings);
+    const shard = pinned ?? await placement.leastLoadedShard(tx, shardNames);
+    await placement.insertPlacement(tx, id, shard);
+    if (ctx.inventory.single) return shows.insertShow(tx, id, settings);
+    const saleOpensAt = await shows.insertShowRow(tx, id, settings);
+    return { shard, saleOpensAt };
   });
+  let made: number;
+  if (typeof seats === 'number') made = seats;
+  else {
+    const onShard = (await ctx.inventory.ofShow(id)).as('catalog_writes');
+    const hallSeats = await catalog.hallSeats(ctx.db, settings.hall_id);
+    made = await onShard.transaction(async (tx) => {
+      await shows.writeShowCopy(tx, id, { ...settings, sale_opens_at: seats.saleOpensAt });
+      return createShowSeatsFrom(tx, id, hallSeats);
+    }).catch(async (err: unknown) => {
+      await bulk(ctx).transaction((tx) => placement.deletePlacedShow(tx, id));
+      throw err;
+    });
+    ctx.log.info({ event: 'show.placed', show_id: id, shard: seats.shard, pinned: pinned !== undefined, seats: made }, 'show placed on its shard');
+  }
   // The planner's picture of a large show, before its first hold (see analyzeShowSeats).
   // The show exists either way: statistics that could not be refreshed are a warning.
-  if (seats >= ANALYZE_FROM_SEATS) {
+  if (made >= ANALYZE_FROM_SEATS) {
     // In a transaction: its statement bound is the bulk writes', not the request's.
-    await bulk(ctx).transaction((tx) => shows.analyzeShowSeats(tx)).catch((err: unknown) => {
+    const onShard = (await ctx.inventory.ofShow(id)).as('catalog_writes');
+    await onShard.transaction((tx) => shows.analyzeShowSeats(tx)).catch((err: unknown) => {
       ctx.log.warn({ event: 'show.seats_not_analyzed', show_id: id, err }, 'show_seats could not be analyzed after the show was created');
     });
   }
   return (await shows.findShow(ctx.db, id))!;
 }
 
-/** Changes any settings of a show except its hall (its seats were made from that hall). */
+/**
+ * Changes any settings of a show except its hall (its seats were made from that hall).
+ * With shards, the show's copy on its shard is written before the catalog commits:
+ * a shard that refuses leaves both as they were.
+ */
 export async function updateShow(ctx: Context, id: string, patch: Partial<ShowInput>) {
   await ctx.db.transaction(async (tx) => {
     const current = await shows.findShowSettings(tx, id);
@@ -89,6 +125,7 @@ export async function updateShow(ctx: Context, id: string, patch: Partial<ShowIn
     const next: ShowSettings = { ...current, ...patch, sale_opens_at: patch.sale_opens_at ?? current.sale_opens_at };
     await checkReferences(tx, next);
     await shows.updateShow(tx, id, next);
+    if (!ctx.inventory.single) await shows.writeShowCopy(await ctx.inventory.ofShow(id), id, { ...next, sale_opens_at: next.sale_opens_at! });
   });
   // This instance's copy of the show's rules (waiting room, sale window) is stale now; others' within 2 s.
   ctx.showRules.forget(id);

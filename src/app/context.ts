@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { ShowRules } from './showRules.js';
 import type { WaitingRoom } from '../waiting-room/room.js';
 import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
+import type { KnownAccounts } from './knownAccounts.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -41,4 +42,6 @@ export interface Context {
   showRules: ShowRules;
   room: WaitingRoom;
   purchaseLimits: PurchaseLimits;
+  /** Whether a token's account exists, without the control database on every hold (./knownAccounts.ts). */
+  accounts: KnownAccounts;
 }

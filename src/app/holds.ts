@@ -1,7 +1,7 @@
 // Holds: take seats for a buyer, read a hold, release it.
 import { DomainError, notFound, type Refusal } from '../domain/errors.js';
 import { checkRequestedSeats, refusal } from '../domain/holds.js';
-import { newId } from '../domain/ids.js';
+import { showScopedId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
 import { claimSeats, releaseSeats } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
@@ -56,12 +56,23 @@ export async function holdSeats(
       }
       ctx.room.present(showId, admission!.position);
     }
-    const holdId = newId('hold');
-    const claim = await claimSeats(ctx.db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
+    // No foreign key tells a shard that the account is gone: asked here (./knownAccounts.ts).
+    if (!(await ctx.accounts.exists(buyer.userId))) {
+      result = 'unauthenticated';
+      throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+    }
+    const holdId = showScopedId('hold', showId);
+    const claimOn = (db: Parameters<typeof claimSeats>[0]) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
       // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
       if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
       throw err;
     });
+    let claim = await claimOn(await ctx.inventory.ofShow(showId, { purchase: true }));
+    // The show was not where this instance's placement said: it moved; once more on the fresh placement.
+    if (claim.outcome === 'show_not_found') {
+      const moved = await ctx.inventory.moved(showId);
+      if (moved) claim = await claimOn(moved);
+    }
     result = claim.outcome;
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
@@ -85,7 +96,7 @@ export async function holdSeats(
 
 /** The caller's own hold; someone else's answers 404 like a missing one. */
 export async function getHold(ctx: Context, caller: Principal, holdId: string): Promise<HoldView> {
-  const hold = await holds.findHold(ctx.db, holdId);
+  const hold = await holds.findHold(await ctx.inventory.ofRecord(holdId), holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
   const { user_id: _owner, expires_at, ...rest } = hold;
   return { ...rest, expires_at: expires_at.toISOString() };
@@ -96,12 +107,13 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
  * harmless; a hold that is being paid or became a booking is refused.
  */
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
-  const hold = await holds.findHold(ctx.db, holdId);
+  const db = await ctx.inventory.ofRecord(holdId);
+  const hold = await holds.findHold(db, holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
   // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already).
-  if ((await releaseSeats(ctx.db, holdId, caller.userId)).released) return;
+  if ((await releaseSeats(db, holdId, caller.userId)).released) return;
   // Nothing released: already over, or a payment took it in the meantime.
-  const now = await holds.findHold(ctx.db, holdId);
+  const now = await holds.findHold(db, holdId);
   if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');
   if (now?.status === 'confirmed') throw new DomainError('HOLD_CONFIRMED', 'this hold became a booking: cancel the booking instead');
 }

@@ -7,12 +7,26 @@ import type { Database } from '../db/client.js';
  * a shard per show (the control database keeps accounts, the catalog and placements).
  */
 export interface Inventory {
-  /** The database holding this show's inventory. */
-  ofShow(showId: string): Promise<Database>;
+  /**
+   * The database holding this show's inventory. `purchase`: for a hold or a booking,
+   * refused with 503 OVERLOADED while the show is moving between shards (its map keeps answering).
+   */
+  ofShow(showId: string, o?: { purchase?: boolean }): Promise<Database>;
   /** The database holding the record an id names (hold, booking, payment attempt, refund, ticket). */
-  ofRecord(id: string): Promise<Database>;
+  ofRecord(id: string, o?: { purchase?: boolean }): Promise<Database>;
   /** Every inventory database once: for the workers and for reads across shows. */
   all(): readonly Database[];
+  /** Every inventory database with its shard's name (`main` for the one database). */
+  named(): readonly { name: string; db: Database }[];
+  /** The same door with its statements counted under `origin` (src/db/trips.ts). */
+  as(origin: string): Inventory;
+  /** True when the control database is the only inventory database (no SHARD_URLS). */
+  readonly single: boolean;
+  /**
+   * After a show was not found where its cached placement pointed: reads the placement
+   * afresh and answers the show's database when it changed (moved), else null.
+   */
+  moved(showId: string): Promise<Database | null>;
 }
 
 /** One database serves every show (the default, PGlite included). */
@@ -21,5 +35,9 @@ export function singleInventory(db: Database): Inventory {
     ofShow: async () => db,
     ofRecord: async () => db,
     all: () => [db],
+    named: () => [{ name: 'main', db }],
+    as: (origin) => singleInventory(db.as(origin)),
+    single: true,
+    moved: async () => null,
   };
 }

@@ -22,8 +22,9 @@ interface Entry {
 export class SeatMaps {
   private readonly entries = new Map<string, Entry>();
 
+  /** `db`: the inventory database, or where each show's is (ctx.inventory.ofShow). */
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Queryable | ((showId: string) => Promise<Queryable>),
     private readonly halls: HallCatalog,
     private readonly maxAgeMs: number,
   ) {}
@@ -54,8 +55,9 @@ export class SeatMaps {
     const layout = await this.halls.forShow(showId);
     if (!layout) return null;
     // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
-    await publishPending(this.db);
-    const states = await seatStates(this.db, showId);
+    const db = typeof this.db === 'function' ? await this.db(showId) : this.db;
+    await publishPending(db);
+    const states = await seatStates(db, showId);
     const tiers = states.priceTiers;
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.

@@ -36,7 +36,8 @@ export class ShowRules {
   /** Where a show's last known rules are kept outside the seat database (the waiting room's store). */
   private lastKnown: ((showId: string) => Promise<ShowRule | null>) | null = null;
 
-  constructor(private readonly db: Queryable, readonly refreshMs: number) {}
+  /** `db`: where the shows' rows are, or where each show's is (its inventory database, which keeps a copy of the show's row). */
+  constructor(private readonly db: Queryable | ((showId: string) => Promise<Queryable>), readonly refreshMs: number) {}
 
   /** Names where getOrStale finds a show's rules it has not in memory while the database does not answer. */
   fallBackTo(lastKnown: (showId: string) => Promise<ShowRule | null>): void {
@@ -116,9 +117,23 @@ export class ShowRules {
     return done;
   }
 
+  /** One query per database the shows are on (side by side); the clock of the last one. */
+  private async readRules(ids: string[]): Promise<{ rows: ShowRuleRow[]; now: Date }> {
+    const source = this.db;
+    if (typeof source !== 'function') return showRules(source, ids);
+    const byDb = new Map<Queryable, string[]>();
+    for (const id of ids) {
+      const db = await source(id);
+      byDb.set(db, [...(byDb.get(db) ?? []), id]);
+    }
+    const answers = await Promise.all([...byDb].map(([db, of]) => showRules(db, of)));
+    if (answers.length === 0) return { rows: [], now: new Date(this.dbNow()) };
+    return { rows: answers.flatMap((a) => a.rows), now: answers.at(-1)!.now };
+  }
+
   private async query(ids: string[]): Promise<void> {
     const sentAt = Date.now();
-    const { rows, now } = await showRules(this.db, ids).catch((err: unknown) => {
+    const { rows, now } = await this.readRules(ids).catch((err: unknown) => {
       this.failedAtMs = Date.now();
       throw err;
     });

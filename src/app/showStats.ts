@@ -6,8 +6,8 @@ import type { Context } from './context.js';
 
 export async function showStats(ctx: Context, showId: string): Promise<ShowStats> {
   // This instance's hold counts are batched in memory; write them first so the figures are whole.
-  await ctx.holdTally.flush(ctx.db);
-  const stats = await readShowStats(ctx.db, showId);
+  await ctx.holdTally.flush(ctx.inventory);
+  const stats = await readShowStats(await ctx.inventory.ofShow(showId), showId);
   if (!stats) throw notFound('show');
   return stats;
 }

@@ -2,7 +2,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import QRCode from 'qrcode';
 import { DomainError, notFound } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
+import { showScopedId } from '../domain/ids.js';
+import type { Database } from '../db/client.js';
 import { findBooking, findBookings } from '../db/bookings.js';
 import * as tickets from '../db/tickets.js';
 import type { Principal } from '../auth/tokens.js';
@@ -15,14 +16,15 @@ import type { Context } from './context.js';
  * one ticket task at a time cost three commits a booking, on the same pool and
  * the same disk as the sale itself.
  */
-export async function issueTicketsInBatch(ctx: Context, tasks: { outboxId: number; bookingId: string }[]): Promise<number> {
+/** `db`: the inventory database the tasks were leased from (their bookings are there too). */
+export async function issueTicketsInBatch(ctx: Context, db: Database, tasks: { outboxId: number; bookingId: string }[]): Promise<number> {
   if (tasks.length === 0) return 0;
-  const confirmed = (await findBookings(ctx.db, [...new Set(tasks.map((t) => t.bookingId))])).filter((b) => b.status === 'confirmed');
+  const confirmed = (await findBookings(db, [...new Set(tasks.map((t) => t.bookingId))])).filter((b) => b.status === 'confirmed');
   const rows = await Promise.all(confirmed.flatMap((booking) => booking.seats.map(async (seat) => {
-    const id = newId('tkt');
+    const id = showScopedId('tkt', booking.show_id);
     return { id, bookingId: booking.booking_id, showId: booking.show_id, seat, code: await ctx.tickets.sign({ ticketId: id, showId: booking.show_id, seat }), qrKey: randomBytes(24).toString('base64url') };
   })));
-  return tickets.issueTicketsAndFinish(ctx.db, rows, tasks.map((t) => t.outboxId));
+  return tickets.issueTicketsAndFinish(db, rows, tasks.map((t) => t.outboxId));
 }
 
 export interface TicketView {
@@ -34,10 +36,11 @@ export interface TicketView {
 }
 
 export async function listTickets(ctx: Context, caller: Principal, bookingId: string): Promise<{ tickets: TicketView[] }> {
-  const booking = await findBooking(ctx.db, bookingId);
+  const db = await ctx.inventory.ofRecord(bookingId);
+  const booking = await findBooking(db, bookingId);
   if (!booking || booking.user_id !== caller.userId) throw notFound('booking');
   if (booking.status !== 'confirmed') return { tickets: [] };
-  const rows = await tickets.ticketsOfBooking(ctx.db, bookingId);
+  const rows = await tickets.ticketsOfBooking(db, bookingId);
   return {
     tickets: rows.filter((t) => t.status === 'valid').map((t) => ({
       ticket_id: t.ticket_id,
@@ -57,7 +60,7 @@ function sameSecret(a: string, b: string): boolean {
 
 /** The QR image of a valid ticket's code, for the holder of its capability key or its owner. */
 export async function ticketQr(ctx: Context, ticketId: string, access: { key?: string; caller?: Principal | null }, format: 'svg' | 'png'): Promise<Buffer | string> {
-  const t = await tickets.findTicket(ctx.db, ticketId);
+  const t = await tickets.findTicket(await ctx.inventory.ofRecord(ticketId), ticketId);
   const allowed = t && ((access.key && sameSecret(access.key, t.qr_key)) || access.caller?.userId === t.user_id);
   if (!t || !allowed) throw notFound('ticket');
   // A cancelled booking's seat may be sold again: its old image must not get anyone to the gate.
@@ -71,9 +74,11 @@ export async function ticketQr(ctx: Context, ticketId: string, access: { key?: s
 export async function checkIn(ctx: Context, code: string) {
   const claims = await ctx.tickets.verify(code);
   if (!claims) throw new DomainError('TICKET_INVALID', 'this code does not verify');
-  const at = await tickets.checkIn(ctx.db, claims.ticketId);
+  // The signed code names its show: the gate needs no other lookup to find the shard.
+  const db = await ctx.inventory.ofShow(claims.showId);
+  const at = await tickets.checkIn(db, claims.ticketId);
   if (at) return { ticket_id: claims.ticketId, show_id: claims.showId, seat: claims.seat, checked_in_at: at.toISOString() };
-  const t = await tickets.findTicket(ctx.db, claims.ticketId);
+  const t = await tickets.findTicket(db, claims.ticketId);
   if (!t) throw new DomainError('TICKET_INVALID', 'no such ticket');
   if (t.status === 'void') throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking');
   throw new DomainError('ALREADY_CHECKED_IN', 'this ticket has already been checked in', { checked_in_at: t.checked_in_at!.toISOString() });

@@ -186,7 +186,7 @@ export interface AdminQueueView {
 export async function adminQueueView(ctx: Context, showId: string): Promise<AdminQueueView> {
   await roomRule(ctx, showId);
   const s = await fromStore(() => ctx.room.store.state(showId));
-  const recent = await changes.recentChanges(ctx.db, showId, 20);
+  const recent = await changes.recentChanges(await ctx.inventory.ofShow(showId), showId, 20);
   return {
     serving: s.serving,
     waiting: s.opened ? Math.max(0, s.tail - s.serving) : s.preQueue,
@@ -220,7 +220,7 @@ export async function changeQueue(
   if (input.action !== undefined) change.action = input.action;
   if (input.max_admit_per_minute !== undefined) change.max_admit_per_minute = input.max_admit_per_minute;
   // The record commits only if the store took the change: no record of a change that did not happen.
-  await ctx.db.transaction(async (tx) => {
+  await (await ctx.inventory.ofShow(showId)).transaction(async (tx) => {
     await changes.recordChange(tx, { showId, actorId: admin.userId, change });
     await fromStore(() => ctx.room.store.control(showId, {
       ...(input.action !== undefined ? { paused: input.action === 'pause' } : {}),

@@ -8,6 +8,7 @@ import { validationFailed } from '../domain/errors.js';
 import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
 import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
 import type { ProviderPaymentIntent } from '../payments/provider.js';
+import type { Database } from '../db/client.js';
 import { applyPaymentOutcome } from './bookings.js';
 import type { Context } from './context.js';
 
@@ -52,9 +53,9 @@ function belongsTo(pi: ProviderPaymentIntent, a: AttemptRow): boolean {
     && pi.amount === Number(a.amount) && pi.currency.toLowerCase() === a.currency.toLowerCase();
 }
 
-async function applyPaymentEvent(ctx: Context, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
+async function applyPaymentEvent(ctx: Context, db: Database, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
   const attemptId = metadataOf(object, 'attempt_id');
-  const attempt = attemptId ? await findAttempt(ctx.db, attemptId) : null;
+  const attempt = attemptId ? await findAttempt(db, attemptId) : null;
   if (!attempt) return; // not one of ours
   // An event that claims what we already recorded cannot change anything: no read-back.
   const claimed = e.type === 'payment_intent.succeeded' ? 'succeeded' : 'failed';
@@ -66,35 +67,47 @@ async function applyPaymentEvent(ctx: Context, e: WebhookEventRow, object: Event
   if (pi.outcome.kind !== 'unknown') await applyPaymentOutcome(ctx, attempt.id, pi.outcome);
 }
 
-async function applyRefundEvent(ctx: Context, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
+async function applyRefundEvent(ctx: Context, db: Database, e: WebhookEventRow, object: EventObject, log: Log): Promise<void> {
   const refundId = metadataOf(object, 'refund_id');
-  const refund = refundId ? await findRefund(ctx.db, refundId) : null;
+  const refund = refundId ? await findRefund(db, refundId) : null;
   if (!refund || refund.status !== 'pending') return;
   const r = typeof object.id === 'string' && object.id !== '' ? await ctx.payments.retrieveRefund(object.id, ctx.config.paymentTimeoutMs) : null;
   if (!r) return ignore(ctx, log, e, 'provider_missing', { refund_id: refund.id, provider_refund: object.id });
   if (r.metadata.refund_id !== refund.id || r.paymentIntentId !== refund.payment_intent || r.amount !== Number(refund.amount)) {
     return ignore(ctx, log, e, 'mismatch', { refund_id: refund.id, provider_refund: r.id });
   }
-  if (r.status === 'succeeded') await markRefundSucceeded(ctx.db, refund.id, r.id);
+  if (r.status === 'succeeded') await markRefundSucceeded(db, refund.id, r.id);
 }
 
 /** Applies one recorded event; throws when the provider could not be asked (the event stays unprocessed). */
-async function apply(ctx: Context, e: WebhookEventRow, log: Log): Promise<void> {
+async function apply(ctx: Context, db: Database, e: WebhookEventRow, log: Log): Promise<void> {
   const object = (e.payload as { data?: { object?: EventObject } }).data?.object;
   if (!isObject(object)) return;
-  if (e.type === 'payment_intent.succeeded' || e.type === 'payment_intent.payment_failed') await applyPaymentEvent(ctx, e, object, log);
-  else if (e.type === 'refund.created' || e.type === 'refund.updated') await applyRefundEvent(ctx, e, object, log);
+  if (e.type === 'payment_intent.succeeded' || e.type === 'payment_intent.payment_failed') await applyPaymentEvent(ctx, db, e, object, log);
+  else if (e.type === 'refund.created' || e.type === 'refund.updated') await applyRefundEvent(ctx, db, e, object, log);
+}
+
+/**
+ * The inventory database an event belongs on: its PaymentIntent's show (metadata),
+ * else the attempt or refund its metadata names; an event naming none of ours, the first.
+ */
+async function homeOf(ctx: Context, e: WebhookEventRow): Promise<Database> {
+  const object = (e.payload as { data?: { object?: EventObject } }).data?.object;
+  const showId = isObject(object) ? metadataOf(object, 'show_id') : null;
+  if (showId) return ctx.inventory.ofShow(showId).catch(() => ctx.inventory.all()[0]!);
+  const record = isObject(object) ? metadataOf(object, 'attempt_id') ?? metadataOf(object, 'refund_id') : null;
+  return record ? ctx.inventory.ofRecord(record) : ctx.inventory.all()[0]!;
 }
 
 /** Applies and marks processed; a provider that could not be asked leaves it for applyLeftoverEvents. */
-async function applyOnce(ctx: Context, e: WebhookEventRow, log: Log): Promise<boolean> {
+async function applyOnce(ctx: Context, db: Database, e: WebhookEventRow, log: Log): Promise<boolean> {
   try {
-    await apply(ctx, e, log);
+    await apply(ctx, db, e, log);
   } catch (err) {
     log.warn({ err, event_id: e.id, type: e.type }, 'webhook event not applied yet; the worker retries it');
     return false;
   }
-  await markProcessed(ctx.db, e.id);
+  await markProcessed(db, e.id);
   return true;
 }
 
@@ -105,9 +118,10 @@ async function applyOnce(ctx: Context, e: WebhookEventRow, log: Log): Promise<bo
  */
 export async function receiveProviderEvent(ctx: Context, signedText: string, log: Log): Promise<boolean> {
   const e = parseProviderEvent(signedText);
-  const state = await recordEvent(ctx.db, e, paymentClaim(e));
+  const db = await homeOf(ctx, e);
+  const state = await recordEvent(db, e, paymentClaim(e));
   if (state === 'duplicate') return false;
-  if (state === 'recorded') await applyOnce(ctx, e, log);
+  if (state === 'recorded') await applyOnce(ctx, db, e, log);
   return true;
 }
 
@@ -120,9 +134,9 @@ function paymentClaim(e: WebhookEventRow): { attemptId: string; status: 'succeed
 }
 
 /** Worker pass: events recorded but not applied (the instance died, or the provider could not be asked). */
-export async function applyLeftoverEvents(ctx: Context, log: Log): Promise<number> {
-  const leftovers = await unprocessedEvents(ctx.db, 10, 50);
+export async function applyLeftoverEvents(ctx: Context, db: Database, log: Log): Promise<number> {
+  const leftovers = await unprocessedEvents(db, 10, 50);
   let applied = 0;
-  for (const e of leftovers) if (await applyOnce(ctx, e, log)) applied++;
+  for (const e of leftovers) if (await applyOnce(ctx, db, e, log)) applied++;
   return applied;
 }

@@ -47,6 +47,16 @@ export async function createShowSeats(db: Queryable, showId: string, hallId: str
   return r.rowCount;
 }
 
+/** Show creation on a shard (which has no halls): one `available` row per seat given, in one statement. */
+export async function createShowSeatsFrom(db: Queryable, showId: string, seats: readonly { seat_id: string; tier: string }[]): Promise<number> {
+  const r = await db.query(
+    `insert into show_seats (show_id, seat_id, tier, status)
+     select $1, seat_id, tier, 'available' from unnest($2::text[], $3::text[]) as s (seat_id, tier)`,
+    [showId, seats.map((s) => s.seat_id), seats.map((s) => s.tier)],
+  );
+  return r.rowCount;
+}
+
 export interface ClaimResult {
   outcome: ClaimOutcome;
   taken: string[] | null;

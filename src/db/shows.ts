@@ -15,6 +15,7 @@ export interface ShowSettings {
   per_user_limit: number;
   cancel_until_minutes_before: number;
   waiting_room: boolean;
+  expected_demand: number;
 }
 
 export interface ShowView {
@@ -30,6 +31,7 @@ export interface ShowView {
   per_user_limit: number;
   cancel_until_minutes_before: number;
   waiting_room: boolean;
+  expected_demand: number;
 }
 
 const SHOW_COLUMNS = `
@@ -38,7 +40,7 @@ const SHOW_COLUMNS = `
          json_build_object('id', v.id, 'name', v.name, 'city', v.city, 'timezone', v.timezone) as venue,
          json_build_object('id', h.id, 'name', h.name) as hall,
          s.starts_at, s.sale_opens_at, s.currency, s.price_tiers, s.hold_ttl_seconds,
-         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room`;
+         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand`;
 const SHOW_FROM = `
     from shows s
     join events e on e.id = s.event_id
@@ -52,14 +54,39 @@ function toView(r: Omit<ShowView, 'starts_at' | 'sale_opens_at'> & { starts_at: 
 
 /** Inserts the show and one available seat row per hall seat, in one statement each; returns the seats made. */
 export async function insertShow(db: Queryable, id: string, s: ShowSettings): Promise<number> {
+  await insertShowRow(db, id, s);
+  return createShowSeats(db, id, s.hall_id);
+}
+
+/** The show's row alone (its seats are made on its shard); returns sale_opens_at as stored (its default is the database's now). */
+export async function insertShowRow(db: Queryable, id: string, s: ShowSettings): Promise<string> {
+  const r = await db.query<{ sale_opens_at: Date }>(
+    `insert into shows (id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers,
+                        hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room, expected_demand)
+     values ($1, $2, $3, $4, coalesce($5::timestamptz, least(bo_now(), $4::timestamptz)), $6, $7, $8, $9, $10, $11, $12)
+     returning sale_opens_at`,
+    [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
+      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand],
+  );
+  return r.rows[0]!.sale_opens_at.toISOString();
+}
+
+/**
+ * The copy of a show's row its shard keeps (the claim reads the sale window, limits
+ * and prices there): written when the show is made, and again with every change.
+ */
+export async function writeShowCopy(db: Queryable, id: string, s: ShowSettings & { sale_opens_at: string }): Promise<void> {
   await db.query(
     `insert into shows (id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers,
-                        hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room)
-     values ($1, $2, $3, $4, coalesce($5::timestamptz, least(bo_now(), $4::timestamptz)), $6, $7, $8, $9, $10, $11)`,
+                        hold_ttl_seconds, per_user_limit, cancel_until_minutes_before, waiting_room, expected_demand)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     on conflict (id) do update set event_id = excluded.event_id, starts_at = excluded.starts_at, sale_opens_at = excluded.sale_opens_at,
+       currency = excluded.currency, price_tiers = excluded.price_tiers, hold_ttl_seconds = excluded.hold_ttl_seconds,
+       per_user_limit = excluded.per_user_limit, cancel_until_minutes_before = excluded.cancel_until_minutes_before,
+       waiting_room = excluded.waiting_room, expected_demand = excluded.expected_demand`,
     [id, s.event_id, s.hall_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
-      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
+      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand],
   );
-  return createShowSeats(db, id, s.hall_id);
 }
 
 /**
@@ -75,7 +102,7 @@ export async function analyzeShowSeats(db: Queryable): Promise<void> {
 export async function findShowSettings(db: Queryable, id: string): Promise<(ShowSettings & { id: string }) | null> {
   const r = await db.query<ShowSettings & { id: string; starts_at: Date; sale_opens_at: Date }>(
     `select id, event_id, hall_id, starts_at, sale_opens_at, currency, price_tiers, hold_ttl_seconds,
-            per_user_limit, cancel_until_minutes_before, waiting_room
+            per_user_limit, cancel_until_minutes_before, waiting_room, expected_demand
        from shows where id = $1`,
     [id],
   );
@@ -86,10 +113,11 @@ export async function findShowSettings(db: Queryable, id: string): Promise<(Show
 export async function updateShow(db: Queryable, id: string, s: ShowSettings): Promise<void> {
   await db.query(
     `update shows set event_id = $2, starts_at = $3, sale_opens_at = $4, currency = $5, price_tiers = $6,
-            hold_ttl_seconds = $7, per_user_limit = $8, cancel_until_minutes_before = $9, waiting_room = $10
+            hold_ttl_seconds = $7, per_user_limit = $8, cancel_until_minutes_before = $9, waiting_room = $10,
+            expected_demand = $11
       where id = $1`,
     [id, s.event_id, s.starts_at, s.sale_opens_at, s.currency, JSON.stringify(s.price_tiers),
-      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room],
+      s.hold_ttl_seconds, s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand],
   );
 }
 

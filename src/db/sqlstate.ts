@@ -37,21 +37,31 @@ function away(err: unknown): DomainError {
   return Object.assign(new DomainError('OVERLOADED', 'the database did not answer in time or cannot be reached; try again shortly', { retry_after: 2 }), { cause: err });
 }
 
-/** Turns a retryable database refusal, or a database out of reach, into 503 OVERLOADED; returns anything else unchanged. */
-export function translateDbError(err: unknown): unknown {
-  if (databaseUnreachable(err)) return away(err);
-  // Every connection busy with statements that are being answered: busy, not away.
-  if (err instanceof ConnectionWaitTimeout) return overloaded(err);
+/** Whether the database is away (unreachable, not answering, shutting down, not there) rather than busy or refusing. */
+export function databaseAway(err: unknown): boolean {
+  if (databaseUnreachable(err)) return true;
   const state = sqlState(err);
   // Class 08 (connection exception): the connection failed or was refused.
-  if (state?.startsWith('08')) return away(err);
+  if (state?.startsWith('08')) return true;
   switch (state) {
     case '57P01': // admin_shutdown: the server is shutting down
     case '57P02': // crash_shutdown
     case '57P03': // cannot_connect_now: starting up or in recovery
     case '57P04': // database_dropped
     case '3D000': // invalid_catalog_name: the database is not there (dropped, or not restored yet)
-      return away(err);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Turns a retryable database refusal, or a database out of reach, into 503 OVERLOADED; returns anything else unchanged. */
+export function translateDbError(err: unknown): unknown {
+  if (databaseAway(err)) return away(err);
+  // Every connection busy with statements that are being answered: busy, not away.
+  if (err instanceof ConnectionWaitTimeout) return overloaded(err);
+  const state = sqlState(err);
+  switch (state) {
     case '55P03': // lock_not_available: lock_timeout fired
     case '57014': // query_canceled: statement_timeout fired
     case '40001': // serialization_failure

@@ -15,6 +15,7 @@ export const SHOW_DEFAULTS = {
   per_user_limit: 10,
   cancel_until_minutes_before: 120,
   waiting_room: false,
+  expected_demand: 0,
 } as const;
 
 /** Every tier the hall uses needs a price; starts_at must not be before sale_opens_at. */

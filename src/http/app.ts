@@ -17,6 +17,7 @@ import seatRoutes from './routes/seats.js';
 import seatStreamRoutes from './routes/seatStream.js';
 import holdRoutes from './routes/holds.js';
 import operationRoutes from './routes/operations.js';
+import shardRoutes from './routes/shards.js';
 import bookingRoutes from './routes/bookings.js';
 import ticketRoutes from './routes/tickets.js';
 import webhookRoutes from './routes/webhooks.js';
@@ -94,7 +95,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   app.addHook('onRoute', refuseUnknownQueryParameters);
   app.addHook('onRoute', declareCommonAnswers);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, queueRoutes, syntheticBuyerRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, shardRoutes, queueRoutes, syntheticBuyerRoutes]) {
     await app.register(routes, { ctx });
   }
   fastLane = mapFastLane(ctx, layer.closing);

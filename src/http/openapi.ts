@@ -37,6 +37,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   TOKEN_INVALID: 'The queue token is forged, expired, or someone else\'s.',
   NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
+  SHARD_UNAVAILABLE: 'The shard holding this show\'s inventory does not answer (other shows keep selling); `shard` names it; retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',
   INTERNAL: 'Something went wrong on the service\'s side; it has been logged. The body says nothing about internals.',
 };
@@ -64,8 +65,9 @@ export const ProblemSchema = {
       items: { type: 'object', properties: { path: { type: 'string', description: 'Where: a JSON pointer into the body, or querystring:/name' }, message: { type: 'string' } }, additionalProperties: true },
     },
     taken: { type: 'array', items: { type: 'string' }, description: 'SEAT_UNAVAILABLE: the requested seats that are held or booked' },
-    retry_after: { type: 'integer', description: 'RATE_LIMITED, OVERLOADED, IDEMPOTENCY_KEY_IN_FLIGHT: seconds to wait (also the Retry-After header)' },
+    retry_after: { type: 'integer', description: 'RATE_LIMITED, OVERLOADED, SHARD_UNAVAILABLE, IDEMPOTENCY_KEY_IN_FLIGHT: seconds to wait (also the Retry-After header)' },
     checked_in_at: { type: 'string', format: 'date-time', description: 'ALREADY_CHECKED_IN: the first check-in' },
+    shard: { type: 'string', description: 'SHARD_UNAVAILABLE: the shard that does not answer' },
   },
   additionalProperties: true,
   example: {
@@ -99,7 +101,7 @@ const COMMON_ANSWERS: Record<string, object> = {
   400: problemResponse('VALIDATION_FAILED: an unknown query parameter, a malformed URL, or a parameter or body that is not valid'),
   431: problemResponse('VALIDATION_FAILED: the request line and headers are larger than this server accepts'),
   500: problemResponse('INTERNAL: something went wrong on our side; it has been logged'),
-  503: problemResponse('NOT_READY while this instance shuts down; OVERLOADED when the database is busy (with Retry-After)'),
+  503: problemResponse('NOT_READY while this instance shuts down; OVERLOADED when the database is busy (with Retry-After); SHARD_UNAVAILABLE when the shard of the show does not answer (with Retry-After)'),
 };
 const WRONG_MEDIA_TYPE = problemResponse('VALIDATION_FAILED: the body is not application/json');
 const PATH_ID_TOO_LONG = problemResponse('NOT_FOUND: no such resource (also for an id longer than any id)');

@@ -36,6 +36,7 @@ const TITLES: Record<ErrorCode, string> = {
   TOKEN_INVALID: 'Token invalid',
   NO_WAITING_ROOM: 'No waiting room',
   OVERLOADED: 'Overloaded',
+  SHARD_UNAVAILABLE: 'Shard unavailable',
   NOT_READY: 'Not ready',
   INTERNAL: 'Internal error',
 };

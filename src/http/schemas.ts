@@ -70,8 +70,12 @@ const showSettings = {
   per_user_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   cancel_until_minutes_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 525_600 })),
   waiting_room: Type.Optional(Type.Boolean()),
+  expected_demand: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'How many buyers the show is expected to draw (any unit, kept the same across shows): a new show goes to the shard with the least of it among shows not yet started' })),
 };
-export const ShowInput = Type.Object(showSettings, {
+export const ShowInput = Type.Object({
+  ...showSettings,
+  shard: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'With SHARD_URLS: the shard to place the show on, instead of the least loaded one' })),
+}, {
   examples: [{ event_id: 'evt_01J9', hall_id: 'hal_01J9', starts_at: '2026-12-01T20:00:00Z', sale_opens_at: '2026-11-01T09:00:00Z', currency: 'EUR', price_tiers: { premium: 40000, standard: 25000 } }],
 });
 export type ShowInput = Static<typeof ShowInput>;
@@ -90,6 +94,7 @@ export const Show = Type.Object({
   per_user_limit: Type.Integer(),
   cancel_until_minutes_before: Type.Integer(),
   waiting_room: Type.Boolean(),
+  expected_demand: Type.Integer(),
 });
 const idFilter = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const CityFilter = Type.String({ minLength: 1, maxLength: 200, description: "The venue's city, in any case" });

@@ -26,15 +26,23 @@ export class SeatFeed {
   private readonly loop: Loop;
   private readonly buffers = new Map<string, DeltaBuffer>();
   private readonly listeners = new Set<FeedListener>();
-  private cursor: number | null = null;
+  /** Per inventory database (each shard has its own feed, sequenced on its own): the last batch read. */
+  private readonly cursors: (number | null)[];
+  private readonly dbs: readonly Database[];
 
-  constructor(private readonly db: Database, private readonly settings: LiveMapSettings, private readonly metrics: LiveMetrics, log: Log) {
+  /** `db`: the inventory database, or every one (each shard's feed is read after its own cursor). */
+  constructor(db: Database | readonly Database[], private readonly settings: LiveMapSettings, private readonly metrics: LiveMetrics, log: Log) {
+    this.dbs = Array.isArray(db) ? db : [db as Database];
+    this.cursors = this.dbs.map(() => null);
     // Fixed rate: a change waits for the next pass's start, not for the pass before plus an interval.
     this.loop = new Loop('seat-feed', () => this.pass(), settings.feedIntervalMs, log, { fixedRate: true });
   }
 
   async start(): Promise<void> {
-    this.cursor ??= await lastPublishedBatch(this.db);
+    // A shard that does not answer now is read from its next batch on, once it does (read()).
+    await Promise.all(this.dbs.map(async (db, i) => {
+      this.cursors[i] ??= await lastPublishedBatch(db).catch(() => null);
+    }));
     this.loop.start();
   }
 
@@ -63,23 +71,32 @@ export class SeatFeed {
     return this.buffers.get(showId);
   }
 
+  /** Every shard's feed side by side: one that does not answer holds up no other (its failure is the pass's, logged by the loop). */
   private async pass(): Promise<void> {
-    const p = await publishSeatChanges(this.db, { limit: PUBLISH_LIMIT, keepSeconds: this.settings.feedRetentionSeconds, wait: false });
-    if (p.batch !== null) this.metrics.published.inc(p.changes);
-    await this.read();
+    const failed = (await Promise.allSettled(this.dbs.map((db, i) => this.passOn(db, i)))).find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
-  private async read(): Promise<void> {
-    if (this.cursor === null) return;
+  private async passOn(db: Database, i: number): Promise<void> {
+    const p = await publishSeatChanges(db, { limit: PUBLISH_LIMIT, keepSeconds: this.settings.feedRetentionSeconds, wait: false });
+    if (p.batch !== null) this.metrics.published.inc(p.changes);
+    await this.read(db, i);
+  }
+
+  private async read(db: Database, i: number): Promise<void> {
+    // A shard that did not answer at start: its feed is read from its next batch on.
+    if (this.cursors[i] === null) this.cursors[i] = await lastPublishedBatch(db);
     for (;;) {
-      const rows = await publishedDeltas(this.db, this.cursor, BATCHES_PER_READ);
+      const cursor = this.cursors[i]!;
+      const rows = await publishedDeltas(db, cursor, BATCHES_PER_READ);
       if (rows.length === 0) return;
       const first = rows[0]!.published_seq;
-      if (first !== this.cursor + 1) this.resync();
-      this.cursor = rows.at(-1)!.published_seq;
+      if (first !== cursor + 1) this.resync();
+      const last = rows.at(-1)!.published_seq;
+      this.cursors[i] = last;
       this.metrics.lag.observe(Math.max(...rows.map((r) => r.lag_seconds)));
       this.deliver(rows.map((r) => ({ show_id: r.show_id, version: r.map_version, changes: r.changes })));
-      if (this.cursor - first + 1 < BATCHES_PER_READ) return;
+      if (last - first + 1 < BATCHES_PER_READ) return;
     }
   }
 

@@ -51,6 +51,8 @@ export interface ChargeRequest {
   attemptId: string;
   bookingId: string;
   holdId: string;
+  /** The show, when the attempt's id names it: in the PaymentIntent's metadata, so webhooks and the reconciler find its shard. */
+  showId?: string | null;
   amount: number;
   currency: string;
   paymentMethod: string;
@@ -157,7 +159,7 @@ export class StripeProvider implements PaymentProvider {
           payment_method: c.paymentMethod,
           automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
           confirm: true,
-          metadata: { booking_id: c.bookingId, hold_id: c.holdId, attempt_id: c.attemptId },
+          metadata: { booking_id: c.bookingId, hold_id: c.holdId, attempt_id: c.attemptId, ...(c.showId ? { show_id: c.showId } : {}) },
         },
         { idempotencyKey: c.attemptId, timeout: timeoutMs },
       );

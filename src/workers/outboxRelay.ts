@@ -8,6 +8,7 @@ import { leaseDue, markDone, markFailed, type OutboxEvent, type OutboxTopic } fr
 import { findRefund, markRefundFailed, markRefundSucceeded } from '../db/payments.js';
 import { issueTicketsInBatch } from '../app/tickets.js';
 import type { Context } from '../app/context.js';
+import type { Database } from '../db/client.js';
 
 type Log = { warn: (o: object, m: string) => void };
 
@@ -20,50 +21,51 @@ const retryInSeconds = (ctx: Context, e: OutboxEvent) => Math.min(60, 2 ** Math.
 const failure = (err: unknown) => String((err as Error).message ?? err);
 
 /** One pass over one topic: leases due rows and handles them; returns how many it handled. */
-export function relayOutbox(ctx: Context, topic: OutboxTopic, log: Log): Promise<number> {
-  return topic === 'ticket.issue' ? relayTickets(ctx, log) : relayRefunds(ctx, log);
+/** One pass over one topic of one inventory database's outbox. */
+export function relayOutbox(ctx: Context, db: Database, topic: OutboxTopic, log: Log): Promise<number> {
+  return topic === 'ticket.issue' ? relayTickets(ctx, db, log) : relayRefunds(ctx, db, log);
 }
 
 /** Ticket tasks, a batch at a time: all of it issued and done, or (a failure) all of it retried. */
-async function relayTickets(ctx: Context, log: Log): Promise<number> {
-  const due = await leaseDue(ctx.db, 'ticket.issue', TICKET_BATCH, LEASE_SECONDS);
+async function relayTickets(ctx: Context, db: Database, log: Log): Promise<number> {
+  const due = await leaseDue(db, 'ticket.issue', TICKET_BATCH, LEASE_SECONDS);
   if (due.length === 0) return 0;
   try {
-    await issueTicketsInBatch(ctx, due.map((e) => ({ outboxId: e.id, bookingId: e.payload.booking_id! })));
+    await issueTicketsInBatch(ctx, db, due.map((e) => ({ outboxId: e.id, bookingId: e.payload.booking_id! })));
   } catch (err) {
     log.warn({ err, outbox_ids: due.map((e) => e.id), topic: 'ticket.issue' }, 'ticket issuing failed; will retry');
-    await Promise.all(due.map((e) => markFailed(ctx.db, e.id, failure(err), retryInSeconds(ctx, e))));
+    await Promise.all(due.map((e) => markFailed(db, e.id, failure(err), retryInSeconds(ctx, e))));
   }
   return due.length;
 }
 
-async function relayRefunds(ctx: Context, log: Log): Promise<number> {
-  const due = await leaseDue(ctx.db, 'refund.create', REFUND_BATCH, LEASE_SECONDS);
+async function relayRefunds(ctx: Context, db: Database, log: Log): Promise<number> {
+  const due = await leaseDue(db, 'refund.create', REFUND_BATCH, LEASE_SECONDS);
   await Promise.all(due.map(async (e) => {
     try {
-      await sendRefund(ctx, e, log);
-      await markDone(ctx.db, e.id);
+      await sendRefund(ctx, db, e, log);
+      await markDone(db, e.id);
     } catch (err) {
       log.warn({ err, outbox_id: e.id, topic: e.topic }, 'outbox delivery failed; will retry');
-      await markFailed(ctx.db, e.id, failure(err), retryInSeconds(ctx, e));
+      await markFailed(db, e.id, failure(err), retryInSeconds(ctx, e));
     }
   }));
   return due.length;
 }
 
-async function sendRefund(ctx: Context, e: OutboxEvent, log: Log): Promise<void> {
-  const refund = await findRefund(ctx.db, e.payload.refund_id!);
+async function sendRefund(ctx: Context, db: Database, e: OutboxEvent, log: Log): Promise<void> {
+  const refund = await findRefund(db, e.payload.refund_id!);
   if (!refund || refund.status !== 'pending') return;
   const r = await ctx.payments.refund({ refundId: refund.id, bookingId: refund.booking_id, paymentIntentId: refund.payment_intent, amount: refund.amount }, ctx.config.paymentTimeoutMs);
   if (r.kind === 'retry') throw new Error(r.reason);
   if (r.kind === 'refused') {
     // Retrying a refund the provider refuses for good would only hide it: an operator decides.
-    await markRefundFailed(ctx.db, refund.id, r.reason);
+    await markRefundFailed(db, refund.id, r.reason);
     ctx.metrics.refundsRefused.inc({ code: r.code });
     log.warn({ event: 'refund.refused', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), code: r.code, reason: r.reason }, 'refund refused by the provider; marked failed');
     return;
   }
-  await markRefundSucceeded(ctx.db, refund.id, r.refundId);
+  await markRefundSucceeded(db, refund.id, r.refundId);
   ctx.metrics.refundsSent.inc({ reason: refund.reason });
   ctx.log.info({ event: 'refund.sent', refund_id: refund.id, booking_id: refund.booking_id, amount: Number(refund.amount), reason: refund.reason, provider_refund: r.refundId }, 'refund sent');
 }

@@ -5,6 +5,7 @@
 // the next one retries. Polling is the truth: any number of instances (or
 // `npm run worker` processes) may run these loops side by side.
 import type { Context } from '../app/context.js';
+import type { Database } from '../db/client.js';
 import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
@@ -14,21 +15,24 @@ import { Loop, type Log } from '../loop.js';
 export class Workers {
   private readonly loops: Loop[];
 
+  /** Every task runs for each inventory database (each shard) in a loop of its own: a shard that does not answer holds up only its own. */
   constructor(ctx: Context, log: Log) {
     const every = ctx.config.workerIntervalMs;
-    // Each loop's statements are counted under its own name (src/db/trips.ts).
-    const as = (origin: string): Context => ({ ...ctx, db: ctx.db.as(origin) });
+    const as = (origin: string): Context => ({ ...ctx, db: ctx.db.as(origin), inventory: ctx.inventory.as(origin) });
     const reconcile = as('reconcile');
     const tickets = as('tickets');
     const refunds = as('refunds');
     const webhooks = as('webhooks');
-    const tally = ctx.db.as('hold_tally');
+    const tally = ctx.inventory.as('hold_tally');
     const keys = as('idempotency_keys');
+    const single = ctx.inventory.named().length === 1;
+    const perShard = (name: string, ofCtx: Context, interval: number, task: (db: Database) => Promise<unknown>): Loop[] =>
+      ofCtx.inventory.named().map((s) => new Loop(single ? name : `${name}@${s.name}`, () => task(s.db), interval, log));
     this.loops = [
-      new Loop('reconcile', () => reconcilePayments(reconcile), every, log),
-      new Loop('tickets', () => relayOutbox(tickets, 'ticket.issue', log), every, log),
-      new Loop('refunds', () => relayOutbox(refunds, 'refund.create', log), every, log),
-      new Loop('webhooks', () => applyLeftoverEvents(webhooks, log), every * 4, log),
+      ...perShard('reconcile', reconcile, every, (db) => reconcilePayments(reconcile, db)),
+      ...perShard('tickets', tickets, every, (db) => relayOutbox(tickets, db, 'ticket.issue', log)),
+      ...perShard('refunds', refunds, every, (db) => relayOutbox(refunds, db, 'refund.create', log)),
+      ...perShard('webhooks', webhooks, every * 4, (db) => applyLeftoverEvents(webhooks, db, log)),
       new Loop('hold-tally', () => ctx.holdTally.flush(tally), 1000, log),
       new Loop('idempotency-keys', () => sweepExpiredKeys(keys), 30_000, log),
     ];

@@ -8,13 +8,19 @@ import { Loop, type Log } from '../loop.js';
 export class Sweeper {
   private readonly loop: Loop;
 
-  constructor(db: Database, metrics: Metrics, intervalMs: number, log: Log & { debug: (o: object, m: string) => void }) {
-    this.loop = new Loop('sweeper', async () => {
-      const freed = await expireSeats(db, 5000);
-      await expireLapsedHolds(db);
+  /** `db`: the inventory database, or every one (each shard), swept side by side so that one that does not answer holds up no other. */
+  constructor(db: Database | readonly Database[], metrics: Metrics, intervalMs: number, log: Log & { debug: (o: object, m: string) => void }) {
+    const dbs: readonly Database[] = Array.isArray(db) ? db : [db as Database];
+    const sweep = async (d: Database) => {
+      const freed = await expireSeats(d, 5000);
+      await expireLapsedHolds(d);
       if (freed.length) metrics.seatsSwept.inc(freed.length);
       // Every few hundred milliseconds on a busy sale: debug, not info.
       if (freed.length) log.debug({ event: 'hold.expired', seats: freed.length, shows: new Set(freed.map((f) => f.show_id)).size }, 'expired holds gave their seats back');
+    };
+    this.loop = new Loop('sweeper', async () => {
+      const failed = (await Promise.allSettled(dbs.map(sweep))).find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     }, intervalMs, log);
   }
 

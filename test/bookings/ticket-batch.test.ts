@@ -42,7 +42,7 @@ describe('ticket issuing in batches', () => {
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
     });
-    const handled = await relayOutbox({ ...t.service.ctx, db: counted }, 'ticket.issue', { warn: () => {} });
+    const handled = await relayOutbox(t.service.ctx, counted, 'ticket.issue', { warn: () => {} });
     expect(handled).toBe(4);
     expect(statements).toBe(3); // lease, read the bookings, issue and finish
     expect(await open()).toBe(0);
@@ -58,7 +58,7 @@ describe('ticket issuing in batches', () => {
     // Run again over the same bookings: nothing new.
     await db.query(`insert into outbox (topic, payload) values ('ticket.issue', $1), ('ticket.issue', $2)`,
       [JSON.stringify({ booking_id: kept.booking_id }), JSON.stringify({ booking_id: other.booking_id })]);
-    expect(await relayOutbox({ ...t.service.ctx, db: counted }, 'ticket.issue', { warn: () => {} })).toBe(2);
+    expect(await relayOutbox(t.service.ctx, counted, 'ticket.issue', { warn: () => {} })).toBe(2);
     expect(Number((await db.query<{ n: string }>('select count(*) as n from tickets where booking_id = any($1::text[])', [[kept.booking_id, other.booking_id]])).rows[0]!.n)).toBe(5);
     expect(await open()).toBe(0);
   });

@@ -45,7 +45,7 @@ const bookingStatus = async (bookingId: string) => {
 /** One reconciler pass that takes the attempt (waiting for its backoff to end); the attempt after it. */
 async function checkAgain(bookingId: string) {
   const before = (await attemptOf(bookingId)).checks;
-  await until('a reconciler pass that checks the attempt', async () => (await reconcilePayments(t.service.ctx)) > 0, 5000, 10);
+  await until('a reconciler pass that checks the attempt', async () => (await reconcilePayments(t.service.ctx, t.service.ctx.db)) > 0, 5000, 10);
   const after = await attemptOf(bookingId);
   expect(after.checks, 'the pass asked the provider about this attempt').toBe(before + 1);
   return after;
@@ -86,6 +86,6 @@ describe('the reconciler with an unknown payment outcome', () => {
     expect(await checkAgain(bookingId)).toMatchObject({ status: 'succeeded' });
     expect(await bookingStatus(bookingId)).toBe('confirmed');
     expect(intent()).toHaveLength(1); // asked five times, charged once
-    expect(await reconcilePayments(t.service.ctx), 'nothing left to reconcile').toBe(0);
+    expect(await reconcilePayments(t.service.ctx, t.service.ctx.db), 'nothing left to reconcile').toBe(0);
   }, 20_000);
 });

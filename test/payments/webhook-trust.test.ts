@@ -105,7 +105,7 @@ describe('webhooks are checked against the provider', () => {
     }
     // The leftover pass takes events recorded a while ago; age this one instead of waiting.
     await w.t.service.ctx.db.query("update webhook_events set received_at = received_at - interval '1 minute' where id = $1", [id]);
-    await applyLeftoverEvents(w.t.service.ctx, capturedLog());
+    await applyLeftoverEvents(w.t.service.ctx, w.t.service.ctx.db, capturedLog());
     expect(await webhookRow(w.t, id)).toEqual({ processed: true });
     expect((await bookingState(w.t, booking.booking_id)).booking).toBe('confirmed');
   });
@@ -119,7 +119,7 @@ describe('webhooks are checked against the provider', () => {
        values ('rfd_seeded_missing', $1, 'pi_does_not_exist', $2, 'EUR', 'cancellation', 'pending')`, [booking.booking_id, booking.amount]);
     await db.query(`insert into outbox (topic, payload) values ('refund.create', '{"refund_id":"rfd_seeded_missing"}')`);
     const log = capturedLog();
-    for (let i = 0; i < 3; i++) await relayOutbox(w.t.service.ctx, 'refund.create', log);
+    for (let i = 0; i < 3; i++) await relayOutbox(w.t.service.ctx, w.t.service.ctx.db, 'refund.create', log);
 
     const [refund] = (await db.query<{ status: string; failure_reason: string | null }>(
       "select status, failure_reason from refunds where id = 'rfd_seeded_missing'")).rows;

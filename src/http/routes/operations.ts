@@ -19,16 +19,23 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
 
   app.get('/readyz', {
     schema: {
-      tags: ['operations'], summary: 'Readiness: the database answers', description: 'For load balancers: 200 while the database answers, else 503.',
+      tags: ['operations'], summary: 'Readiness: the database answers',
+      description: 'For load balancers: 200 while the database (with SHARD_URLS: the control database) answers, else 503. With shards, `shards_down` names those that do not answer: only their shows are refused.',
       response: {
-        200: Type.Object({ status: Type.String(), database: Type.String({ description: '`postgres` or `pglite`' }) },
-          { description: 'Ready to serve', examples: [{ status: 'ready', database: 'postgres' }] }),
+        200: Type.Object({
+          status: Type.String(), database: Type.String({ description: '`postgres` or `pglite`' }),
+          shards_down: Type.Optional(Type.Array(Type.String(), { description: 'With SHARD_URLS: the shards that did not answer within 1 s' })),
+        }, { description: 'Ready to serve', examples: [{ status: 'ready', database: 'postgres' }, { status: 'ready', database: 'postgres', shards_down: ['b'] }] }),
         503: problemResponse('NOT_READY: the database does not answer, or this instance shuts down'),
       },
     },
   }, async (req, reply) => {
     const r = await readiness(ctx);
-    if (r.ready) return { status: 'ready', database: r.database };
+    if (r.ready) {
+      if (ctx.inventory.single) return { status: 'ready', database: r.database };
+      if (r.shardsDown.length) req.log.warn({ shards_down: r.shardsDown }, 'shards not answering: their shows answer 503 SHARD_UNAVAILABLE');
+      return { status: 'ready', database: r.database, shards_down: r.shardsDown };
+    }
     req.log.warn({ err: r.why }, 'database not answering');
     return sendProblem(reply, 'NOT_READY', 'the database does not answer');
   });

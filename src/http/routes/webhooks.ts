@@ -7,7 +7,7 @@ import { problemResponse } from '../schemas.js';
 
 export default async function webhookRoutes(app: FastifyInstance, { ctx: shared }: { ctx: Context }) {
   // The provider's deliveries are counted apart from the buyers' requests (src/db/trips.ts).
-  const ctx: Context = { ...shared, db: shared.db.as('payment_webhooks') };
+  const ctx: Context = { ...shared, db: shared.db.as('payment_webhooks'), inventory: shared.inventory.as('payment_webhooks') };
   // The signature covers the exact bytes: keep them (this plugin's scope only).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
