@@ -67,10 +67,11 @@ export async function holdSeats(
       if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
       throw err;
     });
-    let claim = await claimOn(await ctx.inventory.ofShow(showId, { purchase: true }));
+    const tried = await ctx.inventory.ofShow(showId, { purchase: true });
+    let claim = await claimOn(tried);
     // The show was not where this instance's placement said: it moved; once more on the fresh placement.
     if (claim.outcome === 'show_not_found') {
-      const moved = await ctx.inventory.moved(showId);
+      const moved = await ctx.inventory.moved(showId, tried);
       if (moved) claim = await claimOn(moved);
     }
     result = claim.outcome;

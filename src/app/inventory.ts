@@ -23,10 +23,10 @@ export interface Inventory {
   /** True when the control database is the only inventory database (no SHARD_URLS). */
   readonly single: boolean;
   /**
-   * After a show was not found where its cached placement pointed: reads the placement
-   * afresh and answers the show's database when it changed (moved), else null.
+   * After a show was not found on `tried`, where its cached placement pointed: reads the
+   * placement afresh and answers the show's database when it is another (moved), else null.
    */
-  moved(showId: string): Promise<Database | null>;
+  moved(showId: string, tried: Database): Promise<Database | null>;
 }
 
 /** One database serves every show (the default, PGlite included). */

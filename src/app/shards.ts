@@ -163,11 +163,11 @@ export class ShardedInventory implements Inventory {
     return view;
   }
 
-  async moved(showId: string): Promise<Database | null> {
-    const before = this.placements.cache.get(showId);
+  async moved(showId: string, tried: Database): Promise<Database | null> {
     const now = await this.placements.read(showId);
-    if (!now || (before && before.shard === now.shard && before.epoch === now.epoch)) return null;
-    return this.placed(now, { purchase: true });
+    if (!now) return null;
+    const db = this.placed(now, { purchase: true });
+    return db === tried ? null : db;
   }
 
   /** The placement as this instance knows it (cached), or null when the show has none. */

@@ -33,6 +33,8 @@ export class ShowRules {
   /** The read in flight for each show, which any caller needing that show waits on. */
   private readonly reading = new Map<string, Promise<void>>();
   private failedAtMs = 0;
+  /** Shows whose shard did not answer the last read of them (with shards, one shard's failure is its shows' alone). */
+  private readonly failures = new Map<string, unknown>();
   /** Where a show's last known rules are kept outside the seat database (the waiting room's store). */
   private lastKnown: ((showId: string) => Promise<ShowRule | null>) | null = null;
 
@@ -63,7 +65,10 @@ export class ShowRules {
       return known.rule;
     }
     await (this.reading.get(showId) ?? this.read([showId]));
-    return this.rules.get(showId)?.rule ?? null;
+    const entry = this.rules.get(showId);
+    if (!entry) throw this.failures.get(showId) ?? new Error(`the rules of show ${showId} could not be read`);
+    this.failures.delete(showId);
+    return entry.rule;
   }
 
   /**
@@ -117,23 +122,36 @@ export class ShowRules {
     return done;
   }
 
-  /** One query per database the shows are on (side by side); the clock of the last one. */
-  private async readRules(ids: string[]): Promise<{ rows: ShowRuleRow[]; now: Date }> {
+  /**
+   * One query per database the shows are on, side by side: a shard that does not
+   * answer fails only its own shows (`failed`); the clock of the last that answered.
+   */
+  private async readRules(ids: string[]): Promise<{ rows: ShowRuleRow[]; now: Date; failed: Map<string, unknown> }> {
     const source = this.db;
-    if (typeof source !== 'function') return showRules(source, ids);
+    if (typeof source !== 'function') return { ...(await showRules(source, ids)), failed: new Map() };
     const byDb = new Map<Queryable, string[]>();
     for (const id of ids) {
       const db = await source(id);
       byDb.set(db, [...(byDb.get(db) ?? []), id]);
     }
-    const answers = await Promise.all([...byDb].map(([db, of]) => showRules(db, of)));
-    if (answers.length === 0) return { rows: [], now: new Date(this.dbNow()) };
-    return { rows: answers.flatMap((a) => a.rows), now: answers.at(-1)!.now };
+    const groups = [...byDb];
+    const answers = await Promise.allSettled(groups.map(([db, of]) => showRules(db, of)));
+    const failed = new Map<string, unknown>();
+    const rows: ShowRuleRow[] = [];
+    let now: Date | null = null;
+    answers.forEach((a, i) => {
+      if (a.status === 'fulfilled') {
+        rows.push(...a.value.rows);
+        now = a.value.now;
+      } else for (const id of groups[i]![1]) failed.set(id, a.reason);
+    });
+    if (now === null && groups.length > 0) throw (answers[0] as PromiseRejectedResult).reason;
+    return { rows, now: now ?? new Date(this.dbNow()), failed };
   }
 
   private async query(ids: string[]): Promise<void> {
     const sentAt = Date.now();
-    const { rows, now } = await this.readRules(ids).catch((err: unknown) => {
+    const { rows, now, failed } = await this.readRules(ids).catch((err: unknown) => {
       this.failedAtMs = Date.now();
       throw err;
     });
@@ -142,10 +160,14 @@ export class ShowRules {
     if (this.rules.size + ids.length > MAX_SHOWS) this.rules.clear();
     const found = new Map(rows.map((r) => [r.id, toRule(r)]));
     for (const id of ids) {
+      if (failed.has(id)) continue; // its shard did not answer: the copy it had stays, as long as it may
       const known = this.rules.get(id);
       // A read sent later (after a forget) answered first: its copy is the newer one.
       if (known && known.atMs > sentAt) continue;
       this.rules.set(id, { rule: found.get(id) ?? null, atMs: sentAt, usedMs: known?.usedMs ?? sentAt });
     }
+    // Why a show's shard did not answer, for a caller that waited for this read and finds no copy.
+    for (const [id, err] of failed) this.failures.set(id, err);
+    if (this.failures.size > MAX_SHOWS) this.failures.clear();
   }
 }
