@@ -164,6 +164,22 @@ describe('shards by show', () => {
     expect((await t.http.get(`/v1/admin/shows/${show}/placement`, t.adminToken)).body).toEqual({ show_id: show, shard: 'b', epoch: 2 });
   });
 
+  it('a show in state moving answers its holds 503 OVERLOADED with Retry-After while its map keeps answering', async () => {
+    await t.service.ctx.db.query("update show_placement set state = 'moving' where show_id = $1", [onShardA]);
+    try {
+      const refused = await until('the moving state followed', async () => {
+        const r = await hold(onShardA, ['B9']);
+        return r.status === 503 ? r : null;
+      }, 5000);
+      expect(refused.body.code).toBe('OVERLOADED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expectStatus(await t.http.get(`/v1/shows/${onShardA}/seats`), 200);
+    } finally {
+      await t.service.ctx.db.query("update show_placement set state = 'active' where show_id = $1", [onShardA]);
+    }
+    await until('selling again', async () => (await hold(onShardA, ['B10'])).status === 201, 5000);
+  });
+
   it("a shard that does not answer makes only its shows answer 503 SHARD_UNAVAILABLE, within 2 s; the other shard's show keeps selling", async () => {
     await proxy.mode('blackhole');
     try {
