@@ -12,7 +12,7 @@ beforeAll(async () => { t = await startTestService(); });
 afterAll(async () => { await t?.close(); });
 
 const SHOW_KEYS = ['id', 'event', 'venue', 'hall', 'starts_at', 'sale_opens_at', 'currency', 'price_tiers',
-  'hold_ttl_seconds', 'per_user_limit', 'cancel_until_minutes_before', 'waiting_room'].sort();
+  'hold_ttl_seconds', 'per_user_limit', 'cancel_until_minutes_before', 'waiting_room', 'expected_demand'].sort();
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 async function venue(body: Record<string, unknown>) {
@@ -119,7 +119,7 @@ describe('catalog CRUD', () => {
     expect(s.hall).toEqual({ id: h.id, name: 'Screen 1' });
     expect(s).toMatchObject({
       currency: 'INR', price_tiers: { standard: 25000, premium: 40000 },
-      hold_ttl_seconds: 600, per_user_limit: 10, cancel_until_minutes_before: 120, waiting_room: false,
+      hold_ttl_seconds: 600, per_user_limit: 10, cancel_until_minutes_before: 120, waiting_room: false, expected_demand: 0,
     });
     expect(s.starts_at).toMatch(RFC3339_UTC);
     expect(Date.parse(s.starts_at)).toBe(Date.parse(starts));
