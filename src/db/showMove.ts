@@ -138,7 +138,7 @@ export interface MoveResult {
   targetMs: number;
   /** Of pausedMs, the caller's onCopied. */
   onCopiedMs: number;
-  /** Milliseconds per step on the source (lock, then each table's delete), for the record. */
+  /** Milliseconds per step on the source (lock, then each table's delete); lockedAtOnce: seats the first lock pass took; lockRetries: lock races lost. */
   steps: Record<string, number>;
 }
 
@@ -185,14 +185,26 @@ export async function moveShow(
       steps[name] = Math.round(performance.now() - t);
     }
   };
-  const copied = await src.transaction(async (tx) => {
+  const attempt = () => src.transaction(async (tx) => {
     await tx.script(MOVE_SETTINGS);
     lockedAt = performance.now();
-    // Seats first, in seat order: the order every seat move locks in (docs/locking.md).
-    const locked = await step('lock', () => tx.query<{ n: number }>(
-      `select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 order by t.seat_id for update of t) l`,
-      [showId],
-    ));
+    // Seats first. One sweep in seat order (the order every seat move locks in,
+    // docs/locking.md) is overtaken by claims that keep locking seats ahead of it, and
+    // waits for each: on a selling show it took seconds. So every seat nobody holds is
+    // locked at once (skip locked), then, in seat order, the few that claims in flight
+    // held. A claim holding one of those while waiting for one of ours would deadlock
+    // with the second pass; its short lock_timeout ends the attempt instead, and the
+    // move tries again (attempts below), with nothing copied yet.
+    const locked = await step('lock', async () => {
+      const free = await tx.query<{ n: number }>(
+        'select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 for update of t skip locked) l', [showId]);
+      await tx.query(`set local lock_timeout = '${SECOND_PASS_LOCK_TIMEOUT_MS}ms'`);
+      const all = await tx.query<{ n: number }>(
+        'select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 order by t.seat_id for update of t) l', [showId]);
+      await tx.query("set local lock_timeout = '2s'");
+      steps.lockedAtOnce = free.rows[0]!.n;
+      return all;
+    });
     if (locked.rows[0]!.n === 0) throw new ShowMoveError('nothing_to_move', `show ${showId} has no seats on the source`);
     const map = await tx.query<{ map_version: number }>('select map_version from shows where id = $1', [showId]);
     const taken: { t: PerShow; rows: string; copy: TableCopy }[] = [];
@@ -247,17 +259,32 @@ export async function moveShow(
       'insert into shows_moved_away (show_id) values ($1) on conflict (show_id) do update set moved_at = clock_timestamp()', [showId],
     );
     return result;
-  }).catch(async (err: unknown) => {
-    // The source rolled back, or its commit's answer was lost. Before the flip the
-    // placement names the source: a copy the target committed goes. After it, it
-    // names the target: the source's rows go (nothing, if its commit did land). A
-    // removal that fails too leaves the copy for the caller's removeShowCopy().
-    if (flipped) await removeShowCopy(source, showId).catch(() => {});
-    else if (committedTarget) await removeShowCopy(target, showId).catch(() => {});
-    throw err;
   });
+  let copied: Awaited<ReturnType<typeof attempt>> | undefined;
+  for (let n = 1; copied === undefined; n++) {
+    copied = await attempt().catch(async (err: unknown) => {
+      // Lost a lock race before anything was copied: nothing happened, try again.
+      if (!committedTarget && n < LOCK_ATTEMPTS && LOCK_RACE.has((err as { code?: string }).code ?? '')) {
+        steps.lockRetries = n;
+        return undefined;
+      }
+      // The source rolled back, or its commit's answer was lost. Before the flip the
+      // placement names the source: a copy the target committed goes. After it, it
+      // names the target: the source's rows go (nothing, if its commit did land). A
+      // removal that fails too leaves the copy for the caller's removeShowCopy().
+      if (flipped) await removeShowCopy(source, showId).catch(() => {});
+      else if (committedTarget) await removeShowCopy(target, showId).catch(() => {});
+      throw err;
+    });
+  }
   return { ...copied, pausedMs: performance.now() - lockedAt, onCopiedMs, steps };
 }
+
+/** How many times the source's locks are tried; how long the second pass waits for one seat. */
+const LOCK_ATTEMPTS = 5;
+const SECOND_PASS_LOCK_TIMEOUT_MS = 300;
+/** lock_not_available, deadlock_detected. */
+const LOCK_RACE = new Set(['55P03', '40P01']);
 
 /**
  * Deletes every per-show row of the show from `db`, the side its placement does not
