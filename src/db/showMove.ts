@@ -138,7 +138,7 @@ export interface MoveResult {
   targetMs: number;
   /** Of pausedMs, the caller's onCopied. */
   onCopiedMs: number;
-  /** Milliseconds per step on the source (lock, then each table's delete); lockedAtOnce: seats the first lock pass took; lockRetries: lock races lost. */
+  /** Milliseconds per step on the source (lock, then each table's delete); lockFirstPass: ms of the skip-locked pass; lockedAtOnce: seats it took; lockRetries: lock races lost. */
   steps: Record<string, number>;
 }
 
@@ -196,14 +196,19 @@ export async function moveShow(
     // with the second pass; its short lock_timeout ends the attempt instead, and the
     // move tries again (attempts below), with nothing copied yet.
     const locked = await step('lock', async () => {
+      const t = performance.now();
       const free = await tx.query<{ n: number }>(
         'select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 for update of t skip locked) l', [showId]);
+      steps.lockFirstPass = Math.round(performance.now() - t);
+      steps.lockedAtOnce = free.rows[0]!.n;
+      const all = await tx.query<{ n: number }>('select count(*)::int as n from show_seats t where t.show_id = $1', [showId]);
+      // Nothing was skipped (no claim in flight): every seat is ours already.
+      if (all.rows[0]!.n === free.rows[0]!.n) return all;
       await tx.query(`set local lock_timeout = '${SECOND_PASS_LOCK_TIMEOUT_MS}ms'`);
-      const all = await tx.query<{ n: number }>(
+      const second = await tx.query<{ n: number }>(
         'select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 order by t.seat_id for update of t) l', [showId]);
       await tx.query("set local lock_timeout = '2s'");
-      steps.lockedAtOnce = free.rows[0]!.n;
-      return all;
+      return second;
     });
     if (locked.rows[0]!.n === 0) throw new ShowMoveError('nothing_to_move', `show ${showId} has no seats on the source`);
     const map = await tx.query<{ map_version: number }>('select map_version from shows where id = $1', [showId]);
