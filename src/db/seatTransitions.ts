@@ -11,6 +11,7 @@ import type { ClaimOutcome } from '../domain/holds.js';
 import { SEAT_MOVES, HOLD_MOVES, BOOKING_MOVES, type SeatMove } from '../domain/states.js';
 import type { KeyClaim, KeyedAnswer, KeyRow } from './idempotency.js';
 import { statusIn } from './statusGuard.js';
+import { movedAway } from './showMove.js';
 
 /**
  * The shape every seat move but the claim shares: `mine` picks and locks the seats the
@@ -71,7 +72,8 @@ export interface ClaimResult {
 /**
  * claim: available, or held past its expiry → held, and the hold created `active`. One
  * round trip that takes every seat or none; the statement is the SQL function
- * claim_seats (latest definition migrations/0009_claim_without_admission.sql).
+ * claim_seats (latest definition migrations/0009_claim_without_admission.sql). "moved"
+ * when the seats were gone because the show's inventory moved to another database.
  */
 export async function claimSeats(
   db: Queryable,
@@ -80,7 +82,12 @@ export async function claimSeats(
   const r = await db.query<ClaimResult>('select * from claim_seats($1, $2, $3, $4::text[])', [
     c.showId, c.holdId, c.userId, c.seats,
   ]);
-  return r.rows[0]!;
+  const result = r.rows[0]!;
+  // A claim that waited for a move's seat locks finds the seats gone: say why.
+  if ((result.outcome === 'unknown_seats' || result.outcome === 'show_not_found') && await movedAway(db, c.showId)) {
+    return { ...result, outcome: 'moved' };
+  }
+  return result;
 }
 
 /**

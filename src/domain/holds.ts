@@ -23,7 +23,9 @@ export type ClaimOutcome =
   | 'queue_required'
   | 'unknown_seats'
   | 'seat_unavailable'
-  | 'limit_exceeded';
+  | 'limit_exceeded'
+  // The show's inventory left this database while the claim waited (src/db/showMove.ts): ask again, routed anew.
+  | 'moved';
 
 const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message: string }> = {
   show_not_found: { code: 'NOT_FOUND', message: 'show not found' },
@@ -34,6 +36,7 @@ const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message
   unknown_seats: { code: 'VALIDATION_FAILED', message: 'some requested seats do not exist in this show' },
   seat_unavailable: { code: 'SEAT_UNAVAILABLE', message: 'some requested seats are no longer available' },
   limit_exceeded: { code: 'LIMIT_EXCEEDED', message: 'this hold would exceed the per-user limit of this show' },
+  moved: { code: 'OVERLOADED', message: 'this show is moving to another database; try again shortly' },
 };
 
 /** What the claim says beyond its outcome, so that a refusal can tell the buyer what to do. */
@@ -64,6 +67,8 @@ export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, d: ClaimDetails 
     case 'sale_not_open':
       if (!d.opensAt) return answer(message);
       return answer(`the sale for this show opens at ${d.opensAt.toISOString()}`, { sale_opens_at: d.opensAt.toISOString() });
+    case 'moved':
+      return answer(message, { retry_after: 1 });
     default:
       return answer(message);
   }
