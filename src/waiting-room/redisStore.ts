@@ -159,6 +159,8 @@ if lapsed_to then redis.call('HSET', KEYS[1], 'lapsed_to', lapsed_to) end
 return target
 `;
 
+const SCRIPTS = [JOIN, ADMIT, OPEN_SCRIPT, ADVANCE];
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     roomJoin(meta: string, entries: string, positions: string, pre: string, admission: string, ...args: string[]): Result<[string, string], Context>;
@@ -432,17 +434,31 @@ export class RedisQueueStore implements QueueStore {
     });
   }
 
-  ready(): Promise<void> {
-    if (this.redis.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.redis.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, 2000);
-      this.redis.once('ready', done);
-    });
+  /** Resolves once connected (and the scripts loaded), or after a short wait. */
+  async ready(): Promise<void> {
+    if (this.redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2000);
+        this.redis.once('ready', done);
+      });
+    }
+    await this.loadScripts();
+  }
+
+  /**
+   * Loads the scripts into every master now: a master that has not seen them
+   * answers a burst of 10,000 joins with 10,000 NOSCRIPT errors, and ioredis then
+   * sends each script's whole text 10,000 times. Best effort (a master that was
+   * down loads them at its first call).
+   */
+  private async loadScripts(): Promise<void> {
+    const masters = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    await Promise.allSettled(masters.flatMap((node) => SCRIPTS.map((lua) => node.script('LOAD', lua))));
   }
 
   healthy(): boolean {

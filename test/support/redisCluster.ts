@@ -119,7 +119,16 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     throw err;
   }
 
-  const keySlot = async (key: string): Promise<number> => Number((await cli(nodes[0]!.port, 'CLUSTER', 'KEYSLOT', key)).trim());
+  const keySlot = async (key: string): Promise<number> => {
+    const live = nodes.find((n) => n.proc.exitCode === null && n.proc.signalCode === null)!;
+    const redis = new Redis({ port: live.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await redis.connect();
+      return Number(await redis.call('CLUSTER', 'KEYSLOT', key));
+    } finally {
+      redis.disconnect();
+    }
+  };
   return {
     nodes,
     spec: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
