@@ -133,6 +133,21 @@ export class RateLimits {
     await this.failures.delete(signInAttemptKey(account, address));
   }
 
+  /** Resolves once Redis is connected, or after `ms` (until then the limits hold in memory). */
+  async ready(ms = 2000): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      redis.once('ready', done);
+    });
+  }
+
   async close(): Promise<void> {
     if (!this.redis) return;
     await this.redis.quit().catch(() => this.redis!.disconnect());

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig, type RedisNode } from '../../src/config.js';
 import { RedisQueueStore } from '../../src/waiting-room/redisStore.js';
+import { RateLimits } from '../../src/abuse/rateLimits.js';
 import { keySlot, tagForSlot } from '../../src/waiting-room/clusterSlots.js';
 import type { QueueStore } from '../../src/waiting-room/store.js';
 import { startRedisCluster, type ClusterNode, type RedisCluster } from '../support/redisCluster.js';
@@ -165,6 +166,23 @@ describe('queue store (redis cluster)', () => {
       } finally {
         r.disconnect();
       }
+    }
+  });
+
+  it('shares the rate limits between instances through the cluster', async () => {
+    const prefix = `bo_test:${randomBytes(6).toString('hex')}`;
+    const config = { ...loadConfig({}), redisClusterNodes: nodes, rateLimitPrefix: prefix };
+    const [a, b] = [RateLimits.open(config), RateLimits.open(config)];
+    try {
+      await Promise.all([a.ready(10_000), b.ready(10_000)]); // until then they count in memory
+      const policy = a.policies.queue_join_account;
+      for (let i = 0; i < policy.points; i++) expect((await a.consume(policy, 'usr_shared')).allowed).toBe(true);
+      expect(await b.consume(policy, 'usr_shared')).toMatchObject({ allowed: false });
+      const keys = (await Promise.all(cluster.nodes.map((n) => keysOn(n, `${prefix}:*`)))).flat();
+      expect(keys).toEqual([`${prefix}:queue_join_account:usr_shared`]);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
