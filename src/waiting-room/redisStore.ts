@@ -184,6 +184,7 @@ export function connectRedis(target: RedisTarget): Redis | Cluster {
   if (typeof target === 'string') return new Redis(target, { ...options, retryStrategy: (times) => Math.min(times * 200, 2000) });
   return new Cluster(target.map((n) => ({ host: n.host, port: n.port })), {
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRedirections: REDIRECTIONS,
     retryDelayOnFailover: RETRY_DELAY_MS,
     retryDelayOnClusterDown: RETRY_DELAY_MS,
