@@ -31,6 +31,12 @@ export interface Config {
   placementRefreshMs: number;
   dataDir: string;
   redisUrl: string | null;
+  /**
+   * REDIS_CLUSTER_NODES (`host:port,…`, seed nodes): the waiting room and the rate
+   * limits run on this Redis Cluster instead of REDIS_URL (setting both is refused).
+   * Every key of one show shares a hash slot (`{show_id}`); see docs/waiting-room.md.
+   */
+  redisClusterNodes: readonly RedisNode[] | null;
   poolSize: number;
   /** Statements with parameters go as named prepared statements (DB_PREPARED_STATEMENTS=0: unnamed, for poolers that cannot keep them). */
   preparedStatements: boolean;
@@ -81,6 +87,11 @@ export interface Config {
   /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
   purchaseConcurrency: { initial: number; min: number; max: number; bookingMin: number };
   liveMap: LiveMapSettings;
+}
+
+export interface RedisNode {
+  host: string;
+  port: number;
 }
 
 /** The seat change feed and the seat map stream (docs/live-map.md). */
@@ -173,6 +184,18 @@ export function rate(env: NodeJS.ProcessEnv, name: string, fallback: Rate): Rate
   const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
   if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} must look like <requests>/<seconds> (e.g. 10/60), got "${raw}"`);
   return { points: Number(m[1]), seconds: Number(m[2]) };
+}
+
+/** `host:port,host:port,…` (IPv6 hosts in brackets: `[::1]:7000`); null when unset. */
+export function redisClusterNodes(raw: string | undefined): readonly RedisNode[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const nodes = raw.split(',').map((s) => s.trim()).filter(Boolean).map((spec) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(spec);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65_535) throw new Error(`REDIS_CLUSTER_NODES: "${spec}" is not host:port`);
+    return Object.freeze({ host: m[1]!.replace(/^\[|\]$/g, ''), port });
+  });
+  return Object.freeze(nodes);
 }
 
 function trustProxy(raw: string | undefined): boolean | number | string {
@@ -276,6 +299,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (stripeSecretKey !== null && stripeSecretKey !== SIMULATOR_SECRET_KEY && (stripeWebhookSecret === null || stripeWebhookSecret === SIMULATOR_WEBHOOK_SECRET)) {
     throw new Error('STRIPE_SECRET_KEY names a real Stripe account: set STRIPE_WEBHOOK_SECRET to that endpoint\'s signing secret (the simulator\'s whsec_sim is public)');
   }
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES?.trim()) {
+    throw new Error('set REDIS_URL or REDIS_CLUSTER_NODES, not both: the waiting room and the rate limits use one Redis');
+  }
+  // A brace in the prefix would become every key's hash tag: all shows on one cluster slot.
+  if (/[{}]/.test(env.WAITING_ROOM_PREFIX ?? '') || /[{}]/.test(env.RATE_LIMIT_PREFIX ?? '')) {
+    throw new Error('WAITING_ROOM_PREFIX and RATE_LIMIT_PREFIX may not contain { or }');
+  }
   return Object.freeze({
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000, 0),
@@ -286,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     placementRefreshMs: int(env, 'PLACEMENT_REFRESH_MS', 1000, 50),
     dataDir: env.DATA_DIR || './data',
     redisUrl: env.REDIS_URL || null,
+    redisClusterNodes: redisClusterNodes(env.REDIS_CLUSTER_NODES),
     poolSize: int(env, 'DB_POOL_SIZE', 20, 1),
     preparedStatements: env.DB_PREPARED_STATEMENTS !== '0',
     dbBounds: dbBounds(env),

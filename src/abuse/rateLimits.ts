@@ -1,14 +1,17 @@
 // The abuse limiters (rate-limiter-flexible): shared by every instance through
-// Redis when one is configured, in process otherwise. If Redis stops answering
+// Redis when one is configured (REDIS_URL, or a Redis Cluster with
+// REDIS_CLUSTER_NODES: every limiter key is one key, its own slot), in process otherwise. If Redis stops answering
 // (down, or slower than COMMAND_TIMEOUT_MS), each limiter falls back to an
 // in-memory twin with the same budget: limits then hold per instance instead of
 // across all of them, and no request fails or waits because of Redis.
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { ALLOWED, lockSecondsAfter, policies, retryAfterSeconds, signInAttemptKey, type Policies, type Policy, type PolicyName, type Verdict } from '../domain/rateLimits.js';
 
 const COMMAND_TIMEOUT_MS = 300;
+// On a cluster with a master down, a key of its slots fails after this many tries (to the twin).
+const REDIRECTIONS = 2;
 // Failed sign-ins from one address count as "in a row" for a day unless a success from it resets them.
 const FAILURE_MEMORY_SECONDS = 86_400;
 
@@ -23,7 +26,7 @@ export class RateLimits {
   private readonly locks: RateLimiterAbstract;
   private readonly accountFailures: RateLimiterAbstract;
 
-  private constructor(private readonly config: Readonly<Config>, private readonly redis: Redis | null) {
+  private constructor(private readonly config: Readonly<Config>, private readonly redis: Redis | Cluster | null) {
     this.policies = policies(config.rateLimits);
     for (const p of Object.values(this.policies)) {
       // A key past its budget is refused from memory for the rest of its window, without asking Redis again.
@@ -36,23 +39,38 @@ export class RateLimits {
     this.accountFailures = this.limiter('sign_in_account_failures', ceiling.points, ceiling.seconds);
   }
 
-  /** The limits of this configuration; connects to Redis when `REDIS_URL` is set. */
+  /** The limits of this configuration; connects to Redis when `REDIS_URL` or `REDIS_CLUSTER_NODES` is set. */
   static open(config: Readonly<Config>, log?: RateLimitsLog): RateLimits {
-    let redis: Redis | null = null;
-    if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, {
-        enableOfflineQueue: false, // while disconnected, fail at once (to the in-memory twin)
-        maxRetriesPerRequest: 0,
-        commandTimeout: COMMAND_TIMEOUT_MS,
-        connectTimeout: 2000,
-        retryStrategy: (times) => Math.min(times * 200, 2000),
+    let redis: Redis | Cluster | null = null;
+    const options = {
+      enableOfflineQueue: false, // while disconnected, fail at once (to the in-memory twin)
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: 2000,
+    };
+    if (config.redisClusterNodes) {
+      redis = new Cluster(config.redisClusterNodes.map((n) => ({ host: n.host, port: n.port })), {
+        enableOfflineQueue: false,
+        maxRedirections: REDIRECTIONS,
+        retryDelayOnFailover: 50,
+        retryDelayOnClusterDown: 50,
+        retryDelayOnTryAgain: 50,
+        slotsRefreshTimeout: 1000,
+        clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+        redisOptions: options,
       });
+    } else if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, { ...options, retryStrategy: (times) => Math.min(times * 200, 2000) });
+    }
+    if (redis) {
       let lastWarned = 0;
-      redis.on('error', (err: Error) => {
+      const warn = (err: Error) => {
         if (Date.now() - lastWarned < 10_000) return;
         lastWarned = Date.now();
         log?.warn({ err: err.message }, 'rate limits: Redis unreachable, limiting per instance meanwhile');
-      });
+      };
+      redis.on('error', warn);
+      if (redis instanceof Cluster) redis.on('node error', warn);
     }
     return new RateLimits(config, redis);
   }
@@ -113,6 +131,21 @@ export class RateLimits {
   /** A correct password ends this address's run of failures on the account. */
   async signInSucceeded(account: string, address: string): Promise<void> {
     await this.failures.delete(signInAttemptKey(account, address));
+  }
+
+  /** Resolves once Redis is connected, or after `ms` (until then the limits hold in memory). */
+  async ready(ms = 2000): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      redis.once('ready', done);
+    });
   }
 
   async close(): Promise<void> {

@@ -1,15 +1,41 @@
 // The queue store in Redis, shared by every instance: each operation is one Lua
-// script (atomic in Redis). Keys are `<prefix>:{<show>}:<part>` (the braces keep
-// one show's keys on one cluster slot); the prefix separates deployments.
-import { Redis, type Result } from 'ioredis';
+// script (atomic in Redis). Keys are `<prefix>:{<show>}:<part>`: the braces make
+// the show id the hash tag, so on a Redis Cluster every key of one show sits on
+// one slot, and every script touches the keys of one show only (one slot, one
+// master). The prefix separates deployments.
+//
+// The list of rooms the tickers walk is the one cross-show structure: it is kept
+// apart from the scripts (a separate, idempotent SADD after a join), in
+// REGISTRY_BUCKETS copies on slots spread over the whole slot space, so with
+// one master down the copies on the others still list every room. On a single
+// Redis it is one set, `<prefix>:rooms`.
+import { Cluster, Redis, type Result } from 'ioredis';
 import type { AdvanceInput, Entry, QueueStore, RoomState } from './store.js';
 import type { ShowRule } from '../domain/shows.js';
+import type { RedisNode } from '../config.js';
 import { StoreUnavailable } from './store.js';
+import { SLOTS, tagForSlot } from './clusterSlots.js';
 
 // A dead connection fails at once (no offline queue); this bounds a Redis that
 // answers slowly. It must cover a burst: 10,000 joins arriving together queue on
 // one connection, and under CPU load the last of them waits hundreds of ms.
 const COMMAND_TIMEOUT_MS = 2000;
+// On a cluster, a command whose master is down is retried REDIRECTIONS times,
+// RETRY_DELAY_MS apart (a failover may be promoting a replica), then fails:
+// its show's room answers "try again" within a second (0.2-0.7 s measured).
+const REDIRECTIONS = 4;
+const RETRY_DELAY_MS = 100;
+// Copies of the rooms' registry on a cluster: one slot in each 1/16 of the slot
+// space, so any master owning a contiguous 1,024 slots or more holds a copy.
+const REGISTRY_BUCKETS = 16;
+// A show is registered again (by this instance, on a join) this often, sooner
+// when a copy could not be written: a registry copy that lost its data (a master
+// restarted empty) is filled again while the room is in use.
+const REGISTER_EVERY_MS = 10_000;
+const REGISTER_RETRY_MS = 1000;
+// A registry copy that did not answer is not asked again for this long: its
+// master is likely down, and asking it would slow every ticker's pass.
+const BUCKET_BACKOFF_MS = 2000;
 
 // Closes the pre-queue once the sale has opened (ARGV: opensAtMs, nowMs, seed).
 // Its size is the tail: later joins queue behind it while its order is written.
@@ -34,14 +60,13 @@ local function lapsed(meta, positions, admission, user)
 end
 `;
 
-// KEYS: meta, entries (user -> entry), positions (user -> position), pre (entry -> user), rooms, the account's admission
-// ARGV: user, entry, opensAtMs, nowMs, seed, show
+// KEYS (one show's): meta, entries (user -> entry), positions (user -> position), pre (entry -> user), the account's admission
+// ARGV: user, entry, opensAtMs, nowMs, seed
 const JOIN = `${OPEN}${LAPSED}
 local had = redis.call('HGET', KEYS[2], ARGV[1])
-if had and not lapsed(KEYS[1], KEYS[3], KEYS[6], ARGV[1]) then return {had, redis.call('HGET', KEYS[3], ARGV[1]) or ''} end
+if had and not lapsed(KEYS[1], KEYS[3], KEYS[5], ARGV[1]) then return {had, redis.call('HGET', KEYS[3], ARGV[1]) or ''} end
 local opened = open_if_due(KEYS[1], KEYS[4], ARGV[3], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('SADD', KEYS[5], ARGV[6])
 if not opened then
   redis.call('HSET', KEYS[4], ARGV[2], ARGV[1])
   return {ARGV[2], ''}
@@ -134,34 +159,79 @@ if lapsed_to then redis.call('HSET', KEYS[1], 'lapsed_to', lapsed_to) end
 return target
 `;
 
+const SCRIPTS = [JOIN, ADMIT, OPEN_SCRIPT, ADVANCE];
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    roomJoin(meta: string, entries: string, positions: string, pre: string, rooms: string, admission: string, ...args: string[]): Result<[string, string], Context>;
+    roomJoin(meta: string, entries: string, positions: string, pre: string, admission: string, ...args: string[]): Result<[string, string], Context>;
     roomAdmit(meta: string, positions: string, admission: string, admitted: string, ...args: string[]): Result<string, Context>;
     roomOpen(meta: string, pre: string, ...args: string[]): Result<number, Context>;
     roomAdvance(meta: string, calls: string, present: string, rates: string, ...args: string[]): Result<number, Context>;
   }
 }
 
+/** Where the store's Redis is: one server (a redis:// URL) or a cluster's seed nodes. */
+export type RedisTarget = string | readonly RedisNode[];
+
+/**
+ * The waiting room's connection: bounded everywhere, nothing queued while
+ * disconnected. The cluster client pipelines the commands of one event-loop turn
+ * per master: without it, 10,000 joins at once overran the 2 s command bound on a
+ * loaded machine (each command keeps its own bound).
+ */
+function connectRedis(target: RedisTarget): Redis | Cluster {
+  const options = {
+    enableOfflineQueue: false, // while disconnected, fail at once: the room answers "try again"
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 2000,
+  };
+  if (typeof target === 'string') return new Redis(target, { ...options, retryStrategy: (times) => Math.min(times * 200, 2000) });
+  return new Cluster(target.map((n) => ({ host: n.host, port: n.port })), {
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    maxRedirections: REDIRECTIONS,
+    retryDelayOnFailover: RETRY_DELAY_MS,
+    retryDelayOnClusterDown: RETRY_DELAY_MS,
+    retryDelayOnTryAgain: RETRY_DELAY_MS,
+    slotsRefreshTimeout: 1000,
+    clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+    redisOptions: options,
+  });
+}
+
+interface Bucket {
+  key: string;
+  members: Set<string>;
+  failedAtMs: number;
+}
+
 export class RedisQueueStore implements QueueStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private lastFailureMs = 0;
+  /** The copies of the rooms' registry, with what each listed when it last answered. */
+  private readonly buckets: Bucket[];
+  /** Per show: when this instance registers it again (on a join). */
+  private readonly registerAtMs = new Map<string, number>();
+  /** Registry writes still under way (close() waits for them). */
+  private readonly registering = new Set<Promise<unknown>>();
 
-  /** `clock`: a fake time for tests; without it, admission runs on Redis's own clock. */
-  constructor(url: string, private readonly prefix: string, private readonly clock: (() => number) | null = null) {
-    this.redis = new Redis(url, {
-      enableOfflineQueue: false, // while disconnected, fail at once: the room answers "try again"
-      maxRetriesPerRequest: 0,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      connectTimeout: 2000,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    });
+  /**
+   * `target`: a redis:// URL, or a Redis Cluster's seed nodes. `clock`: a fake time
+   * for tests; without it, admission runs on Redis's own clock.
+   */
+  constructor(target: RedisTarget, private readonly prefix: string, private readonly clock: (() => number) | null = null) {
+    this.redis = connectRedis(target);
     this.redis.on('error', () => { this.lastFailureMs = Date.now(); });
-    this.redis.defineCommand('roomJoin', { numberOfKeys: 6, lua: JOIN });
+    this.redis.defineCommand('roomJoin', { numberOfKeys: 5, lua: JOIN });
     this.redis.defineCommand('roomAdmit', { numberOfKeys: 4, lua: ADMIT });
     this.redis.defineCommand('roomOpen', { numberOfKeys: 2, lua: OPEN_SCRIPT });
     this.redis.defineCommand('roomAdvance', { numberOfKeys: 4, lua: ADVANCE });
+    const keys = typeof target === 'string'
+      ? [`${prefix}:rooms`]
+      : Array.from({ length: REGISTRY_BUCKETS }, (_, i) => `${prefix}:rooms:{${tagForSlot('rooms-', Math.floor(((i + 0.5) * SLOTS) / REGISTRY_BUCKETS))}}`);
+    this.buckets = keys.map((key) => ({ key, members: new Set(), failedAtMs: 0 }));
   }
 
   private key(showId: string, part: string): string {
@@ -171,6 +241,11 @@ export class RedisQueueStore implements QueueStore {
   /** One key per admission, so that Redis forgets each when it expires (forget() leaves them to that). */
   private admissionKey(showId: string, userId: string): string {
     return this.key(showId, `admission:${userId}`);
+  }
+
+  /** The keys of the rooms' registry (its copies on a cluster); for tests. */
+  registryKeys(): string[] {
+    return this.buckets.map((b) => b.key);
   }
 
   private async run<T>(op: () => Promise<T>): Promise<T> {
@@ -185,11 +260,40 @@ export class RedisQueueStore implements QueueStore {
   join(showId: string, userId: string, entryId: string, at: { opensAtMs: number; nowMs: number; seed: string }): Promise<Entry> {
     return this.run(async () => {
       const [entry, position] = await this.redis.roomJoin(
-        this.key(showId, 'meta'), this.key(showId, 'entries'), this.key(showId, 'positions'), this.key(showId, 'pre'), `${this.prefix}:rooms`,
-        this.admissionKey(showId, userId), userId, entryId, String(at.opensAtMs), String(at.nowMs), at.seed, showId,
+        this.key(showId, 'meta'), this.key(showId, 'entries'), this.key(showId, 'positions'), this.key(showId, 'pre'),
+        this.admissionKey(showId, userId), userId, entryId, String(at.opensAtMs), String(at.nowMs), at.seed,
       );
+      await this.register(showId);
       return { entryId: entry, position: position === '' ? null : Number(position) };
     });
+  }
+
+  /**
+   * Adds the show to every copy of the registry, now and then (not on every join:
+   * 10,000 joins would be 160,000 writes). Resolves once one copy has it, or once
+   * all failed; the others finish in the background.
+   */
+  private async register(showId: string): Promise<void> {
+    const now = Date.now();
+    if ((this.registerAtMs.get(showId) ?? 0) > now) return;
+    if (this.registerAtMs.size > 10_000) this.registerAtMs.clear();
+    this.registerAtMs.set(showId, now + REGISTER_EVERY_MS);
+    const writes = this.buckets.map(async (b) => {
+      try {
+        await this.redis.sadd(b.key, showId);
+        b.members.add(showId);
+      } catch (err) {
+        b.failedAtMs = Date.now();
+        this.registerAtMs.set(showId, Date.now() + REGISTER_RETRY_MS);
+        throw err;
+      }
+    });
+    const all = Promise.allSettled(writes);
+    this.registering.add(all);
+    void all.finally(() => this.registering.delete(all));
+    // A join whose own keys were written succeeds even if no copy could be: its
+    // instance ticks the room (ticker.watch) and registers it again in a second.
+    await Promise.any(writes).catch(() => undefined);
   }
 
   entry(showId: string, userId: string): Promise<Entry | null> {
@@ -299,25 +403,68 @@ export class RedisQueueStore implements QueueStore {
     return this.run(async () => {
       const parts = ['meta', 'entries', 'positions', 'pre', 'calls', 'present', 'admitted', 'rates', 'lease:opening', 'rule'];
       await this.redis.del(...parts.map((p) => this.key(showId, p)));
-      await this.redis.srem(`${this.prefix}:rooms`, showId);
+      this.registerAtMs.delete(showId);
+      // A copy that cannot be reached keeps the show for now: a ticker that finds it
+      // there finds the show over and forgets it again.
+      const removed = await Promise.allSettled(this.buckets.map(async (b) => {
+        await this.redis.srem(b.key, showId);
+        b.members.delete(showId);
+      }));
+      if (removed.every((r) => r.status === 'rejected')) throw (removed[0] as PromiseRejectedResult).reason;
     });
   }
 
+  /**
+   * The rooms every copy of the registry lists, together. A copy that does not
+   * answer counts with what it listed last (and is left alone for a moment); with
+   * none answering, the store is unavailable.
+   */
   rooms(): Promise<string[]> {
-    return this.run(() => this.redis.smembers(`${this.prefix}:rooms`));
+    return this.run(async () => {
+      const now = Date.now();
+      const asked = this.buckets.filter((b) => now - b.failedAtMs >= BUCKET_BACKOFF_MS);
+      const answers = await Promise.allSettled(asked.map(async (b) => {
+        try {
+          b.members = new Set(await this.redis.smembers(b.key));
+        } catch (err) {
+          b.failedAtMs = Date.now();
+          throw err;
+        }
+      }));
+      const failed = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
+      if (failed.length === this.buckets.length) throw failed[0]!.reason;
+      if (asked.length === 0 && this.buckets.length === 1) throw new Error('Redis did not answer');
+      const all = new Set<string>();
+      for (const b of this.buckets) for (const id of b.members) all.add(id);
+      return [...all];
+    });
   }
 
-  ready(): Promise<void> {
-    if (this.redis.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.redis.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, 2000);
-      this.redis.once('ready', done);
-    });
+  /** Resolves once connected (and the scripts loaded), or after a short wait. */
+  async ready(): Promise<void> {
+    if (this.redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2000);
+        this.redis.once('ready', done);
+      });
+    }
+    await this.loadScripts();
+  }
+
+  /**
+   * Loads the scripts into every master now: a master that has not seen them
+   * answers a burst of 10,000 joins with 10,000 NOSCRIPT errors, and ioredis then
+   * sends each script's whole text 10,000 times. Best effort (a master that was
+   * down loads them at its first call).
+   */
+  private async loadScripts(): Promise<void> {
+    const masters = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    await Promise.allSettled(masters.flatMap((node) => SCRIPTS.map((lua) => node.script('LOAD', lua))));
   }
 
   healthy(): boolean {
@@ -325,6 +472,7 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.registering);
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -1,5 +1,5 @@
-// The waiting room of one instance: its queue store (shared through Redis, or in
-// process), its tokens, and its ticker. The use-cases are in src/app/waitingRoom.ts;
+// The waiting room of one instance: its queue store (shared through Redis — a
+// Redis Cluster with REDIS_CLUSTER_NODES, else REDIS_URL — or in process), its tokens, and its ticker. The use-cases are in src/app/waitingRoom.ts;
 // the purchase path's gate is in ./gate.ts.
 import type { Config } from '../config.js';
 import { MemoryQueueStore } from './memoryStore.js';
@@ -37,7 +37,8 @@ export class WaitingRoom {
   static open(
     config: Readonly<Config>, secret: string, rules: RuleSource, soldOut: (showId: string) => Promise<boolean>, signals: () => Signals, log?: TickerLog,
   ): WaitingRoom {
-    const store = config.redisUrl ? new RedisQueueStore(config.redisUrl, config.waitingRoom.prefix) : new MemoryQueueStore();
+    const target = config.redisClusterNodes ?? config.redisUrl;
+    const store = target ? new RedisQueueStore(target, config.waitingRoom.prefix) : new MemoryQueueStore();
     return new WaitingRoom(store, new RoomTokens(secret), rules, config, soldOut, signals, log);
   }
 

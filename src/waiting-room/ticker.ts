@@ -8,9 +8,17 @@ import { hostname } from 'node:os';
 import type { WaitingRoomSettings } from '../config.js';
 import type { ShowRule } from '../domain/shows.js';
 import { openingOrder } from './fairOpening.js';
-import type { QueueStore } from './store.js';
+import { StoreUnavailable, type QueueStore } from './store.js';
 
 const ROOMS_REFRESH_MS = 1000;
+/**
+ * Rooms ticked at once. On a Redis Cluster with a master down, each of that
+ * master's rooms takes a moment to fail: ticked one after another they would
+ * hold back the rooms on the other masters.
+ */
+const ROOMS_AT_ONCE = 16;
+/** A room whose store did not answer is left alone this long (its master may be down). */
+const ROOM_BACKOFF_MS = 1000;
 const SOLD_OUT_PROBE_MS = 3000;
 /** A room is kept a day past its show's start (late status polls), then deleted. */
 const KEEP_AFTER_START_MS = 86_400_000;
@@ -35,6 +43,8 @@ export class RoomTicker {
   private readonly soldOutAtMs = new Map<string, number>();
   /** The rules this instance last kept with each room (the store's copy), as JSON. */
   private readonly keptRules = new Map<string, string>();
+  /** Rooms whose store did not answer, and when. */
+  private readonly unavailableAtMs = new Map<string, number>();
   private lastWarnedMs = 0;
   private readonly instanceId = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 
@@ -77,11 +87,28 @@ export class RoomTicker {
         this.rooms = await this.store.rooms();
         this.roomsAtMs = Date.now();
       }
-      // One room's failure (say, its show's rules cannot be read) must not stall the others.
-      for (const showId of this.rooms) await this.tickRoom(showId).catch((err: unknown) => this.warn(err));
     } catch (err) {
-      this.warn(err);
+      this.warn(err); // the rooms known already are ticked all the same
     }
+    const now = Date.now();
+    const due = this.rooms.filter((id) => now - (this.unavailableAtMs.get(id) ?? 0) >= ROOM_BACKOFF_MS);
+    let next = 0;
+    // One room's failure (its master down, its show's rules unreadable) must not stall the others.
+    await Promise.all(Array.from({ length: Math.min(ROOMS_AT_ONCE, due.length) }, async () => {
+      while (next < due.length) {
+        const showId = due[next++]!;
+        try {
+          await this.tickRoom(showId);
+          this.unavailableAtMs.delete(showId);
+        } catch (err) {
+          if (err instanceof StoreUnavailable) {
+            if (this.unavailableAtMs.size > 10_000) this.unavailableAtMs.clear();
+            this.unavailableAtMs.set(showId, Date.now());
+          }
+          this.warn(err);
+        }
+      }
+    }));
   }
 
   private warn(err: unknown): void {
