@@ -1,12 +1,13 @@
 // The web app's pure pieces for issue #28's second pass, without a browser: where a venue
 // plan puts its sections, the seat numbers over a section's columns, a live chart's time
-// axis, and the place a queue screen shows.
+// axis, the place a queue screen shows, and a new show's currency.
 import { describe, expect, it } from 'vitest';
 import { availabilityOf, planSections, ringsOf } from '../../web/src/components/seatmap/sectionPlan.js';
 import { columnNumbers } from '../../web/src/components/seatmap/seatColumns.js';
 import { layoutSeats } from '../../web/src/components/seatmap/seatLayout.js';
 import { timeWindow } from '../../web/src/admin/timeWindow.js';
 import { peopleAhead, placeInLine } from '../../web/src/queuePace.js';
+import { venueCurrency, zoneCurrency } from '../../web/src/admin/venueCurrency.js';
 import type { Seat, SectionSummary } from '../../web/src/api/types.js';
 
 const summary = (section: string, price: number, available = 100, booked = 0): SectionSummary => ({ section, available, held: 0, booked, min_price: price, max_price: price });
@@ -76,5 +77,20 @@ describe('a place in the queue', () => {
     for (let position = 1; position < 50; position++) {
       for (let serving = 0; serving < 50; serving += 7) expect(placeInLine(position, serving)).toBe(peopleAhead(position, serving) + 1);
     }
+  });
+});
+
+describe('a new show\'s currency', () => {
+  it('is the venue\'s latest show\'s, else its zone\'s country\'s, else none', () => {
+    expect(venueCurrency([], 'Asia/Kolkata')).toBe('INR');
+    expect(venueCurrency([], 'Europe/Lisbon')).toBe('EUR');
+    expect(venueCurrency([], 'Europe/London')).toBe('GBP');
+    expect(venueCurrency([], 'Australia/Perth')).toBe('AUD');
+    expect(venueCurrency([], 'America/Indiana/Indianapolis')).toBe('USD');
+    expect(venueCurrency([], 'UTC')).toBeNull();
+    expect(venueCurrency([], 'Asia/Tbilisi')).toBeNull();
+    const shows = [{ starts_at: '2027-03-01T19:00:00.000Z', currency: 'USD' }, { starts_at: '2027-05-01T19:00:00.000Z', currency: 'INR' }, { starts_at: '2027-01-01T19:00:00.000Z', currency: 'EUR' }];
+    expect(venueCurrency(shows, 'Europe/Paris')).toBe('INR');
+    expect(zoneCurrency('Asia/Calcutta')).toBe('INR');
   });
 });

@@ -33,7 +33,8 @@ export function TimeChart({ title, times, series, unit, summary, yMax }: {
         x: { time: true, range: () => timeWindow(timesNow.current, Date.now() / 1000) },
         y: { range: (_u, min, max) => [Math.min(0, min ?? 0), yMax ?? (max > 0 ? max * 1.1 : 1)] },
       },
-      axes: [{}, { values: (_u, ticks) => ticks.map((t) => `${Number.isInteger(t) ? t : t.toFixed(1)}${unit ?? ''}`), size: 56 }],
+      // Clock times only, far enough apart to read (uPlot's own put a date beside a time, touching).
+      axes: [{ space: 80, values: (_u, ticks) => ticks.map(clock) }, { values: (_u, ticks) => ticks.map((t) => `${Number.isInteger(t) ? t : t.toFixed(1)}${unit ?? ''}`), size: 56 }],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2, points: { show: (u: uPlot) => u.data[0].length <= 40, size: 6, fill: s.colour } }))],
       hooks: {
         draw: [(u) => {
