@@ -222,7 +222,7 @@ describeInBrowser('web app: operator pages', () => {
     expect(await tile(page, 'Hold-to-booking conversion').textContent()).toBe('50.0 %');
     expect(await tile(page, '409 rate').textContent()).toBe('50.0 %');
     expect(await tile(page, 'Refunds after expired holds').textContent()).toBe('0');
-    expect(await page.getByRole('img', { name: /^Seats:/ }).getAttribute('aria-label')).toBe('Seats: now 13 available, 1 held, 2 booked');
+    expect(await page.getByRole('img', { name: /^Held and booked seats:/ }).getAttribute('aria-label')).toBe('Held and booked seats: now 1 held, 2 booked, 13 available');
     expect(await page.getByRole('img', { name: /^Conversion and 409 rate:/ }).getAttribute('aria-label')).toBe('Conversion and 409 rate: now conversion 50.0 %, 409 rate 50.0 %');
     expect(await page.locator('.time-chart canvas').count()).toBeGreaterThanOrEqual(2);
     await page.getByRole('status', { name: 'Double-sold seats: 0' }).waitFor();

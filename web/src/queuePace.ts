@@ -1,12 +1,20 @@
 // The waiting room's arithmetic for people: how many are ahead, how long it may take,
 // and how often to ask again (every second near the front, up to every 30 s far back).
-import type { QueueJoin, QueueStatus } from './api/types';
+// (Imports carry `.js` so the tests, type-checked as Node ESM, can import this file too.)
+import type { QueueJoin, QueueStatus } from './api/types.js';
 
 /** Admissions still needed before this place is served (0: it may be admitted now). */
 export const admissionsBefore = (position: number, serving: number): number => Math.max(0, position - serving);
 
 /** People in the queue in front of this place. */
 export const peopleAhead = (position: number, serving: number): number => Math.max(0, position - serving - 1);
+
+/**
+ * This place counted from the front of those still waiting (1: next), the number a
+ * buyer is shown: the drawn position counts people long since admitted, so "place 2,
+ * 0 ahead of you" was shown once the first was served.
+ */
+export const placeInLine = (position: number, serving: number): number => peopleAhead(position, serving) + 1;
 
 /** Seconds until this place is served at the current rate; null while the rate is unknown (null or 0). */
 export function secondsToFront(position: number, s: QueueStatus): number | null {

@@ -22,6 +22,27 @@ export interface ChartSpec {
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf'];
 const MARGIN = { top: 40, right: 70, bottom: 50, left: 70 };
 
+const LEGEND_LINE = 18;
+/** A legend entry's width: its swatch, its name at about 7.2 px a character (12 px sans-serif, wide letters counted), a gap. */
+const legendWidth = (text: string) => 22 + Math.ceil(text.length * 7.2) + 18;
+
+/**
+ * Where each legend entry goes: one after the other by its own width, on as many lines
+ * as it takes (equal slots made long names run into the next entry).
+ */
+export function legendLayout(texts: readonly string[], width: number): { x: number; line: number }[] {
+  const at: { x: number; line: number }[] = [];
+  let x = 0;
+  let line = 0;
+  for (const text of texts) {
+    const w = legendWidth(text);
+    if (x > 0 && x + w > width) { x = 0; line++; }
+    at.push({ x, line });
+    x += w;
+  }
+  return at;
+}
+
 /** A linear map from domain to range; a zero-width domain maps to the range's start. */
 export function scale(domain: readonly [number, number], range: readonly [number, number]): (v: number) => number {
   const [d0, d1] = domain;
@@ -61,7 +82,10 @@ export function lineChart(spec: ChartSpec): string {
   const xTicks = niceTicks(x0, x1, 8);
   const yTicks = niceTicks(Math.min(0, extent(left, (p) => p[1])[0]), extent(left, (p) => p[1])[1], 5);
   const y2Ticks = niceTicks(Math.min(0, extent(right, (p) => p[1])[0]), extent(right, (p) => p[1])[1], 5);
-  const plot = { x0: MARGIN.left, x1: width - MARGIN.right, y0: height - MARGIN.bottom, y1: MARGIN.top };
+  const legendTexts = spec.series.map((s) => `${s.name}${s.axis === 'right' ? ' (right)' : ''}`);
+  const legend = legendLayout(legendTexts, width - MARGIN.left - MARGIN.right - 20);
+  const top = MARGIN.top + LEGEND_LINE * Math.max(0, ...legend.map((l) => l.line));
+  const plot = { x0: MARGIN.left, x1: width - MARGIN.right, y0: height - MARGIN.bottom, y1: top };
   const sx = scale([xTicks[0]!, xTicks[xTicks.length - 1]!], [plot.x0, plot.x1]);
   const sy = scale([yTicks[0]!, yTicks[yTicks.length - 1]!], [plot.y0, plot.y1]);
   const sy2 = scale([y2Ticks[0]!, y2Ticks[y2Ticks.length - 1]!], [plot.y0, plot.y1]);
@@ -90,9 +114,10 @@ export function lineChart(spec: ChartSpec): string {
     const y = s.axis === 'right' ? sy2 : sy;
     const pts = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1])).map((p) => `${sx(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`);
     if (pts.length > 0) out.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8"${s.axis === 'right' ? ' stroke-dasharray="5 3"' : ''} points="${pts.join(' ')}"/>`);
-    const lx = plot.x0 + 10 + i * Math.floor((plot.x1 - plot.x0 - 20) / Math.max(1, spec.series.length));
-    out.push(`<line x1="${lx}" x2="${lx + 18}" y1="${MARGIN.top - 8}" y2="${MARGIN.top - 8}" stroke="${color}" stroke-width="3"/>`,
-      `<text x="${lx + 22}" y="${MARGIN.top - 4}">${esc(s.name)}${s.axis === 'right' ? ' (right)' : ''}</text>`);
+    const lx = plot.x0 + 10 + legend[i]!.x;
+    const ly = MARGIN.top + legend[i]!.line * LEGEND_LINE;
+    out.push(`<line x1="${lx}" x2="${lx + 18}" y1="${ly - 8}" y2="${ly - 8}" stroke="${color}" stroke-width="3"${s.axis === 'right' ? ' stroke-dasharray="5 3"' : ''}/>`,
+      `<text x="${lx + 22}" y="${ly - 4}">${esc(legendTexts[i]!)}</text>`);
   });
   out.push('</svg>');
   return `${out.join('\n')}\n`;

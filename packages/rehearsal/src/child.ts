@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
+import { stderrLines } from './terminal.js';
 
 /** The repository root (the folder whose package.json names the workspaces), from packages/rehearsal/dist or src. */
 export const REPO_ROOT = (() => {
@@ -99,8 +100,8 @@ export function startChild(o: ChildOptions): Promise<Child> {
     logs.count++;
     logs.last.push(line);
     if (logs.last.length > KEEP_LINES) logs.last.shift();
-    if (logs.count <= ECHO_LINES) process.stderr.write(`  [${o.name}] ${line.slice(0, 400)}\n`);
-    if (logs.count === ECHO_LINES + 1) process.stderr.write(`  [${o.name}] … further lines counted, not shown\n`);
+    if (logs.count <= ECHO_LINES) stderrLines.note(`  [${o.name}] ${line.slice(0, 400)}`);
+    if (logs.count === ECHO_LINES + 1) stderrLines.note(`  [${o.name}] … further lines counted, not shown`);
   };
   for (const stream of [proc.stdout!, proc.stderr!]) {
     let buffered = '';

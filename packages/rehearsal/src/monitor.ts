@@ -1,10 +1,11 @@
 // Once a second during the sale: the operators' view of the room (its admission
 // rate and the controller's inputs, for the report's controller chart) and the
 // show's seat counts; and the live progress display (a redrawn block on a
-// terminal, plain lines otherwise, on stderr).
+// terminal, plain lines otherwise, on stderr, with the children's lines above it).
 import type { QueueEdge } from './edge.js';
 import type { Recorder } from './recorder.js';
 import { api } from './setup.js';
+import { stderrLines } from './terminal.js';
 
 export interface RoomSample {
   t: number;
@@ -25,8 +26,6 @@ export interface Samples { room: RoomSample[]; seats: SeatSample[] }
 
 export function startMonitor(o: { baseUrl: string; adminToken: string; showId: string | null; waitingRoom: boolean; rec: Recorder; edge: QueueEdge | null; seats: number; shows: number }): { samples: Samples; stop(): Promise<void> } {
   const samples: Samples = { room: [], seats: [] };
-  const tty = process.stderr.isTTY === true;
-  let drawn = 0;
   let running = true;
   const t = () => (performance.now() - o.rec.startedAt) / 1000;
   const sample = async () => {
@@ -62,9 +61,7 @@ export function startMonitor(o: { baseUrl: string; adminToken: string; showId: s
       `  waiting ${o.edge?.status?.waiting ?? r.waitingNow}, admitted/min ${r.recent('admitted', 60)} (total ${r.totals.admitted}); holds/s ${r.recent('holds', 1)}; ` +
         `409 rate ${attempts ? ((100 * r.recent('conflicts', 5)) / attempts).toFixed(0) : '-'} %; 503s ${r.totals.shed}; timeouts ${r.totals.timeouts}; hold+booking p99 ${Number.isFinite(p99) ? p99.toFixed(0) : '-'} ms`,
     ];
-    if (tty && drawn) process.stderr.write(`\x1b[${drawn}F\x1b[J`);
-    process.stderr.write(`${lines.join('\n')}\n`);
-    drawn = tty ? lines.length : 0;
+    stderrLines.progress(lines);
   };
   const loop = (async () => {
     while (running) {
@@ -74,5 +71,5 @@ export function startMonitor(o: { baseUrl: string; adminToken: string; showId: s
       await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
     }
   })();
-  return { samples, stop: async () => { running = false; await loop; } };
+  return { samples, stop: async () => { running = false; await loop; stderrLines.done(); } };
 }

@@ -1,7 +1,8 @@
 // The rehearsal's pure parts: rank correlation, chart scaling and ticks, seat choice, options.
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '@boxoffice/paysim';
-import { lineChart, niceTicks, scale } from '../src/chart.js';
+import { legendLayout, lineChart, niceTicks, scale } from '../src/chart.js';
+import { LiveLines } from '../src/terminal.js';
 import { QueueEdge } from '../src/edge.js';
 import type { BuyerHttp } from '../src/http.js';
 import { parseOptions } from '../src/options.js';
@@ -119,5 +120,74 @@ describe('the queue edge', () => {
     edge.stop();
     expect(await Promise.all(waiting)).toEqual(['ended', 'ended']);
     expect(await edge.waitTurn(1)).toBe('ended');
+  });
+});
+
+describe('the legend of a chart with many series', () => {
+  it('lays the latency chart\'s entries by their widths, wrapping rather than overlapping', () => {
+    const names = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse'];
+    const width = 860 - 140 - 20;
+    const at = legendLayout(names, width);
+    const right = (i: number) => at[i]!.x + 22 + names[i]!.length * 7.2;
+    for (let i = 0; i < names.length; i++) {
+      expect(right(i)).toBeLessThanOrEqual(width);
+      const next = at[i + 1];
+      if (next && next.line === at[i]!.line) expect(next.x).toBeGreaterThan(right(i));
+    }
+    expect(Math.max(...at.map((a) => a.line))).toBeGreaterThan(0);
+    // The plot starts below the legend's last line.
+    const svg = lineChart({ title: 'p99', xLabel: 's', yLabel: 'ms', series: names.map((name, i) => ({ name, points: [[0, i], [10, i + 1]] })) });
+    const frame = /<rect x="70" y="(\d+)"/.exec(svg)!;
+    const legendYs = [...svg.matchAll(/<text x="[\d.]+" y="(\d+)">(?:queue join|admit|sections|map|hold|booking|booking status|release|browse)</g)].map((m) => Number(m[1]));
+    expect(legendYs).toHaveLength(9);
+    expect(Math.max(...legendYs)).toBeLessThan(Number(frame[1]));
+  });
+});
+
+describe('the live progress block and the lines printed above it', () => {
+  /** A small terminal: applies text, newlines, "\x1b[nF" (n rows up, column 0) and "\x1b[J" (clear below). */
+  function terminal(columns: number) {
+    const screen: string[] = [''];
+    let row = 0;
+    const out = {
+      isTTY: true, columns,
+      write(s: string) {
+        for (const part of s.split(/(\x1b\[\d*F|\x1b\[J|\n)/)) {
+          if (part === '\n') { row++; if (screen.length <= row) screen.push(''); continue; }
+          const up = /^\x1b\[(\d*)F$/.exec(part);
+          if (up) { row = Math.max(0, row - Number(up[1] || 1)); continue; }
+          if (part === '\x1b[J') { screen.length = row + 1; screen[row] = ''; continue; }
+          // Text wraps at the terminal's width.
+          for (let k = 0; k < part.length; k += columns) {
+            if (k > 0) { row++; if (screen.length <= row) screen.push(''); }
+            screen[row] = (screen[row] ?? '') + part.slice(k, k + columns);
+          }
+        }
+      },
+    };
+    return { out, screen: () => screen.filter((l, i) => l !== '' || i < screen.length - 1) };
+  }
+
+  it('keeps child lines whole above the block, however long, and the block once at the bottom', () => {
+    const term = terminal(40);
+    const live = new LiveLines(term.out);
+    live.progress(['onsale 1 s: sold 0', '  waiting 5']);
+    live.note(`  [paysim] {"level":50,"msg":"${'x'.repeat(60)}"}`);
+    live.progress(['onsale 2 s: sold 3', '  waiting 4']);
+    live.note('  [service] a short line');
+    live.progress(['onsale 3 s: sold 9', '  waiting 1']);
+    const lines = term.screen();
+    expect(lines.filter((l) => l.startsWith('onsale'))).toEqual(['onsale 3 s: sold 9']);
+    expect(lines.slice(-2)).toEqual(['onsale 3 s: sold 9', '  waiting 1']);
+    expect(lines.join('')).toContain(`  [paysim] {"level":50,"msg":"${'x'.repeat(60)}"}`);
+    expect(lines.join('\n')).toContain('  [service] a short line');
+  });
+
+  it('prints plain lines when stderr is not a terminal', () => {
+    const written: string[] = [];
+    const live = new LiveLines({ write: (s: string) => written.push(s) });
+    live.progress(['a', 'b']);
+    live.note('n');
+    expect(written.join('')).toBe('a\nb\nn\n');
   });
 });

@@ -1,12 +1,12 @@
 // The operators' home: venues, events, halls and shows, each listed a page at a time,
 // with forms to create venues and events and links to the hall editor and show form.
 import { useCallback, useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { api } from '../api/client';
 import type { CatalogEvent, Hall, Show, Venue } from '../api/types';
 import { dateTime } from '../format';
 import { EventForm, VenueForm } from './CatalogForms';
 import { usePagedList, type PagedList } from './usePagedList';
+import { takeFlash } from './flash';
 
 function MoreButton({ list, what }: { list: PagedList<unknown>; what: string }) {
   return list.more ? <button type="button" class="secondary" onClick={list.loadMore}>More {what}</button> : null;
@@ -20,9 +20,8 @@ function ListState({ list, empty }: { list: PagedList<unknown>; empty: string })
 }
 
 export function AdminHome() {
-  const { query } = useLocation();
   // Another page sends its outcome here ("Hall … created") to be announced.
-  const [notice, setNotice] = useState(query.created ?? '');
+  const [notice, setNotice] = useState(takeFlash);
   const venues = usePagedList<Venue>(useCallback((c?: string) => api.admin.venues(c).then((p) => ({ items: p.venues, next_cursor: p.next_cursor })), []));
   const events = usePagedList<CatalogEvent>(useCallback((c?: string) => api.admin.events(c).then((p) => ({ items: p.events, next_cursor: p.next_cursor })), []));
   const halls = usePagedList<Hall>(useCallback((c?: string) => api.admin.halls(undefined, c).then((p) => ({ items: p.halls, next_cursor: p.next_cursor })), []));

@@ -9,6 +9,7 @@ import { checkDraft, emptyRow, readLayoutFile, toLayout, type DraftRow, type Fie
 import { LayoutPreview } from './LayoutPreview';
 import { FieldMessages, messagesAt, ProblemList, problemOf, type FormProblem } from './problems';
 import { usePagedList } from './usePagedList';
+import { flash } from './flash';
 
 /** A stadium's file may have thousands of rows: the editor shows the first ones until asked. */
 const SHOWN_ROWS = 100;
@@ -87,7 +88,8 @@ export function HallEditor() {
     setBusy(true);
     try {
       const hall = await api.admin.createHall({ venue_id: venueId, name: name.trim(), layout: toLayout(rows) });
-      route(`/admin?created=${encodeURIComponent(`Hall ${hall.name} created with ${hall.seat_count} seats.`)}`);
+      flash(`Hall ${hall.name} created with ${hall.seat_count} seats.`);
+      route('/admin');
     } catch (err) {
       setProblem(problemOf(err, 'The hall could not be created.'));
     } finally { setBusy(false); }

@@ -39,7 +39,7 @@ export function QueueControls({ showId, view, onChange }: { showId: string; view
           <dl class="queue-view">
             <div><dt>State</dt><dd>{view.paused ? 'Paused' : 'Admitting'}{view.sold_out ? ' · sold out' : ''}</dd></div>
             <div><dt>Serving up to</dt><dd>{shown(view.serving)}</dd></div>
-            <div><dt>Waiting</dt><dd>{shown(view.waiting)}</dd></div>
+            <div><dt>{view.sold_out ? 'Waiting, told it is sold out' : 'Waiting'}</dt><dd>{shown(view.waiting)}</dd></div>
             <div><dt>Admitted</dt><dd>{shown(view.admitted)}</dd></div>
             <div><dt>Admission rate</dt><dd>{shown(view.admit_rate_per_minute)} a minute</dd></div>
             <div><dt>Cap</dt><dd>{view.max_admit_per_minute === null ? 'none' : `${view.max_admit_per_minute.toLocaleString()} a minute`}</dd></div>

@@ -1,6 +1,7 @@
 // A show's live dashboard: seats by state, hold-to-booking conversion, the 409 rate,
 // refunds after expired holds, the waiting room, and double sales (must stay 0) —
-// read every 1.5 s and charted as the sale goes.
+// read every 1.5 s and charted as the sale goes. After a sell-out, the people still in the
+// queue are shown as what they are: told it is sold out, not waiting for seats.
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, ApiError } from '../api/client';
@@ -67,6 +68,8 @@ export function ShowDashboard() {
   const conversion = percent(stats.bookings_confirmed, stats.holds_created);
   const conflictRate = percent(stats.hold_conflicts, stats.holds_created);
   const expiredRefunds = stats.refunds_by_reason?.seats_lost ?? 0;
+  const seats = available + held + booked;
+  const ofHall = (n: number) => `${pct(percent(n, seats))} of ${seats.toLocaleString()}`;
   const times = samples.map((s) => s.t);
   const last = samples.at(-1);
 
@@ -86,22 +89,23 @@ export function ShowDashboard() {
 
       <h2 id="figures-heading">Now <span class="updated">(updated {updated})</span></h2>
       <dl class="tiles" aria-labelledby="figures-heading">
-        <Tile label="Available" value={available.toLocaleString()} />
-        <Tile label="Held" value={held.toLocaleString()} />
-        <Tile label="Booked" value={booked.toLocaleString()} />
+        <Tile label="Available" value={available.toLocaleString()} detail={ofHall(available)} />
+        <Tile label="Held" value={held.toLocaleString()} detail={ofHall(held)} />
+        <Tile label="Booked" value={booked.toLocaleString()} detail={ofHall(booked)} />
         <Tile label="Hold-to-booking conversion" value={pct(conversion)} detail={`${count(stats.bookings_confirmed, 'booking', 'bookings')} / ${count(stats.holds_created, 'hold', 'holds')}`} />
         <Tile label="409 rate" value={pct(conflictRate)} detail={`${count(stats.hold_conflicts, 'conflict', 'conflicts')} / ${count(stats.holds_created, 'hold', 'holds')}`} />
         <Tile label="Refunds after expired holds" value={expiredRefunds.toLocaleString()} detail={`${count(stats.refunds, 'refund', 'refunds')} in all`} tone={expiredRefunds ? 'bad' : undefined} />
         {stats.refunds_failed ? <Tile label="Refunds refused by the provider" value={stats.refunds_failed.toLocaleString()} tone="bad" /> : null}
-        {queue && <Tile label="Queue depth" value={queue.waiting.toLocaleString()} />}
+        {queue && <Tile label={queue.sold_out ? 'Waiting, told it is sold out' : 'Queue depth'} value={queue.waiting.toLocaleString()} />}
         {queue && <Tile label="Admission rate" value={`${Math.round(queue.admit_rate_per_minute ?? 0).toLocaleString()} / min`} />}
       </dl>
 
       <div class="charts">
-        <TimeChart title="Seats" times={times} unit=""
-          summary={`now ${available} available, ${held} held, ${booked} booked`}
+        {/* Held and booked on their own scale: beside a stadium's 60,000 available seats they
+            were a flat line at the bottom. Available is in its tile. */}
+        <TimeChart title="Held and booked seats" times={times} unit=""
+          summary={`now ${held} held, ${booked} booked, ${available} available`}
           series={[
-            { label: 'Available', colour: '#1e7d32', values: samples.map((s) => s.available) },
             { label: 'Held', colour: '#b26a00', values: samples.map((s) => s.held) },
             { label: 'Booked', colour: '#5f6368', values: samples.map((s) => s.booked) },
           ]} />
@@ -113,7 +117,7 @@ export function ShowDashboard() {
           ]} />
         {show.waiting_room && (
           <TimeChart title="Waiting room" times={times} unit=""
-            summary={`now ${last?.waiting ?? 0} waiting, ${Math.round(last?.rate ?? 0)} admitted a minute`}
+            summary={`now ${last?.waiting ?? 0} waiting${queue?.sold_out ? ' (told it is sold out)' : ''}, ${Math.round(last?.rate ?? 0)} admitted a minute`}
             series={[
               { label: 'Waiting', colour: '#6a3fb5', values: samples.map((s) => s.waiting) },
               { label: 'Admitted a minute', colour: '#00747a', values: samples.map((s) => s.rate) },

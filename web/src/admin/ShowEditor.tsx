@@ -1,6 +1,8 @@
 // A show created or changed (PATCH): event, hall, times in the venue's zone, prices for
-// each tier the hall uses (typed in major units), and the sale rules.
-import { useCallback, useEffect, useState } from 'preact/hooks';
+// each tier the hall uses (typed in major units), and the sale rules. A new show's
+// currency starts as the venue's last show's, else its country's (venueCurrency.ts),
+// until the operator types one.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ApiError } from '../api/client';
 import type { CatalogEvent, Hall, HallDetail, Show, ShowSettings, Venue } from '../api/types';
@@ -8,6 +10,7 @@ import { Field } from './CatalogForms';
 import { toMajorText, toMinor } from './money';
 import { FieldMessages, messagesAt, ProblemList, problemOf, type FormProblem } from './problems';
 import { usePagedList } from './usePagedList';
+import { venueCurrency } from './venueCurrency';
 import { utcToZoned, zonedToUtc } from './zonedTime';
 import type { FieldError } from './layout';
 
@@ -17,7 +20,7 @@ interface Draft {
 }
 
 const blank: Draft = {
-  event_id: '', hall_id: '', starts_at: '', sale_opens_at: '', currency: 'EUR', prices: {},
+  event_id: '', hall_id: '', starts_at: '', sale_opens_at: '', currency: '', prices: {},
   hold_ttl_seconds: '600', per_user_limit: '10', cancel_until_minutes_before: '120', waiting_room: false,
 };
 
@@ -98,6 +101,15 @@ export function ShowEditor() {
 
   const venue = show?.venue ?? venues.items?.find((v) => v.id === hall?.venue_id) ?? null;
   const timeZone = venue?.timezone ?? 'UTC';
+  const currencyTyped = useRef(false);
+  useEffect(() => {
+    if (showId || !venue || currencyTyped.current) return;
+    let live = true;
+    const zone = venue.timezone;
+    const fill = (currency: string | null) => { if (live && !currencyTyped.current) setDraft((d) => ({ ...d, currency: currency ?? '' })); };
+    api.admin.shows({ venue_id: venue.id }).then((p) => fill(venueCurrency(p.shows, zone)), () => fill(venueCurrency([], zone)));
+    return () => { live = false; };
+  }, [showId, venue?.id]);
   const tiers = hall?.tiers.map((t) => t.tier) ?? Object.keys(draft.prices);
   const errs = problem?.errors ?? [];
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => { setSaved(''); setDraft((d) => ({ ...d, [k]: v })); };
@@ -157,7 +169,7 @@ export function ShowEditor() {
           required errors={messagesAt(errs, '/starts_at')} />
         <Field id="show-opens" label={`Sale opens at (${timeZone} time, optional)`} type="datetime-local" value={draft.sale_opens_at}
           onInput={(v) => set('sale_opens_at', v)} hint="Empty: the sale is open at once." errors={messagesAt(errs, '/sale_opens_at')} />
-        <Field id="show-currency" label="Currency" value={draft.currency} onInput={(v) => set('currency', v)} hint="ISO 4217, e.g. EUR"
+        <Field id="show-currency" label="Currency" value={draft.currency} onInput={(v) => { currencyTyped.current = true; set('currency', v); }} hint="ISO 4217, e.g. EUR or INR"
           errors={messagesAt(errs, '/currency')} />
         <fieldset>
           <legend>Prices by tier ({draft.currency.toUpperCase() || 'currency'})</legend>

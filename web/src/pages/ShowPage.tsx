@@ -11,7 +11,7 @@ import { waitingRoom } from '../admission';
 import { useSession } from '../components/Header';
 import { SeatMap } from '../components/seatmap/SeatMap';
 import { SeatLegend } from '../components/seatmap/SeatLegend';
-import { SectionPicker } from '../components/seatmap/SectionPicker';
+import { VenuePlan } from '../components/seatmap/VenuePlan';
 import { SelectionPanel } from '../components/seatmap/SelectionPanel';
 import { ShowHeader } from '../components/seatmap/ShowHeader';
 import { ChoiceNotices } from '../components/seatmap/ChoiceNotices';
@@ -163,10 +163,12 @@ export function ShowPage() {
   };
 
   const tiers = Object.entries(show.price_tiers).map(([tier, price]) => ({ tier, price, index: tierIndex(tier) }));
+  const sectionHref = (s: string) => `${here}?section=${encodeURIComponent(s)}`;
   const chooseSection = (s: string | null) => {
     say('', false);
-    route(s === null ? here : `${here}?section=${encodeURIComponent(s)}`);
+    route(s === null ? here : sectionHref(s));
   };
+  const facing = show.event.kind === 'film' ? 'Screen' : 'Stage';
 
   return (
     <div class="show-page">
@@ -185,7 +187,7 @@ export function ShowPage() {
       {sections === null && <p aria-live="polite">Loading the seat map…</p>}
       {sections !== null && sections.length > 0 && !section && opensAt && <SaleCountdown opensAt={opensAt} />}
       {sections !== null && sections.length > 0 && !section && (
-        <SectionPicker sections={sections} currency={show.currency} onChoose={chooseSection} />
+        <VenuePlan sections={sections} currency={show.currency} facing={facing} hrefOf={sectionHref} onChoose={chooseSection} />
       )}
       {mapShown && (sections?.length === 0 || section) && (
         <div class="show-layout">
@@ -204,7 +206,7 @@ export function ShowPage() {
                   mine={mine}
                   currency={show.currency}
                   tierIndex={tierIndex}
-                  facing={show.event.kind === 'film' ? 'Screen' : 'Stage'}
+                  facing={facing}
                   label={`${section ? `Seats in section ${section}` : 'Seats'}${opensAt ? ' (the sale has not opened yet)' : ''}`}
                   onPick={pick}
                 />

@@ -12,7 +12,7 @@ import { ShowLine } from '../components/ShowLine';
 import { OpensIn } from '../components/SaleCountdown';
 import { dateTime } from '../format';
 import { problemText } from '../problemText';
-import { admissionsBefore, estimateText, peopleAhead, pollDelayMs, secondsToFront } from '../queuePace';
+import { admissionsBefore, estimateText, peopleAhead, placeInLine, pollDelayMs, secondsToFront } from '../queuePace';
 import { useShowInfo } from '../showInfo';
 import { useSignedIn } from '../signedIn';
 import '../styles/checkout.css';
@@ -130,7 +130,7 @@ export function WaitingRoom() {
       {status && (
         <dl class="facts panel">
           {preQueue && status.sale_opens_at && show && <><dt>Sale opens</dt><dd>{dateTime(status.sale_opens_at, show.venue.timezone)} <OpensIn at={status.sale_opens_at} /></dd></>}
-          {position !== null && <><dt>Your place in the queue</dt><dd>{position}</dd></>}
+          {position !== null && <><dt>Your place in the queue</dt><dd>{placeInLine(position, status.serving)}</dd></>}
           {position !== null && <><dt>People ahead of you</dt><dd>{peopleAhead(position, status.serving)}</dd></>}
           {position !== null && <><dt>Estimated wait</dt><dd>{status.paused ? 'unknown while paused' : estimateText(left)}</dd></>}
           <dt>People waiting</dt><dd>{status.waiting}</dd>

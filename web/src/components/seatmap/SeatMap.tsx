@@ -1,13 +1,15 @@
 // The seat map drawn as SVG. Tab enters it at one seat (roving tabindex), arrow keys move
 // between seats (Home/End: the row's ends), Enter or Space picks; a click or tap anywhere
 // in a seat's cell picks too. Rows are tinted by price tier, and their letters stay at
-// both edges of the view however the map is scrolled (sticky, outside the SVG). Zooming
+// both edges of the view, the seat numbers at its top, however the map is scrolled
+// (sticky, outside the SVG). Zooming
 // (the buttons, or two fingers) keeps the seat last tapped, or the point between the
 // fingers, where it was on screen.
 import { useMemo, useRef, useState } from 'preact/hooks';
 import type { Seat } from '../../api/types';
 import { layoutSeats, seatToward, type MapLayout } from './seatLayout';
 import { SeatGlyph } from './SeatGlyph';
+import { SeatNumbers } from './SeatNumbers';
 import { useMapZoom } from './mapZoom';
 import '../../styles/seatmap.css';
 
@@ -88,6 +90,7 @@ export function SeatMap({ seats, selected, mine, currency, tierIndex, facing, la
         <button type="button" onClick={() => zoomIn?.()} disabled={!zoomIn} aria-label="Zoom in">+</button>
       </div>
       <div class="seatmap-scroll" ref={scroller} {...touch}>
+        <SeatNumbers layout={layout} scale={scale} />
         <div class="seatmap-canvas" style={{ width: `${width}px` }}>
           <RowLetters layout={layout} scale={scale} side="start" />
           <svg
