@@ -1,12 +1,13 @@
 // Holds: take seats for a buyer, read a hold, release it.
 import { DomainError, notFound, type Refusal } from '../domain/errors.js';
-import { checkRequestedSeats, refusal } from '../domain/holds.js';
+import { checkBestAvailable, checkRequestedSeats, refusal, type BestAvailableRequest } from '../domain/holds.js';
 import { newId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
-import { claimSeats, releaseSeats } from '../db/seatTransitions.js';
+import { claimBestSeats, claimSeats, releaseSeats } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
+import type { HallLayout } from './hallCatalog.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
 
 export interface HoldView {
@@ -72,6 +73,84 @@ export async function holdSeats(
       hold_id: holdId,
       show_id: showId,
       seats: [...seats],
+      status: 'active',
+      expires_at: claim.expires_at!.toISOString(),
+      amount: claim.amount!,
+      currency: claim.currency!,
+    } };
+  } finally {
+    ctx.metrics.holdAttempts.inc({ result });
+    stop();
+  }
+}
+
+/** A hall's sections and tiers, worked out once per layout (a stadium has 60,000 seats). */
+const facets = new WeakMap<HallLayout, { sections: Set<string>; tiers: Set<string> }>();
+function facetsOf(layout: HallLayout): { sections: Set<string>; tiers: Set<string> } {
+  let f = facets.get(layout);
+  if (!f) {
+    f = { sections: new Set(layout.seats.flatMap((s) => (s.section === null ? [] : [s.section]))), tiers: new Set(layout.seats.map((s) => s.tier)) };
+    facets.set(layout, f);
+  }
+  return f;
+}
+
+/**
+ * Best available: the service chooses `count` adjacent seats matching the filters and
+ * holds them in the same single claim as chosen seats (claim_best_seats), all or none,
+ * under the same per-user limit; NOT_ENOUGH_SEATS when no such seats are left. The
+ * same checks, in the same order, as holdSeats.
+ */
+export async function holdBestSeats(
+  ctx: Context,
+  buyer: Principal,
+  showId: string,
+  best: BestAvailableRequest,
+  admissionToken: string | string[] | undefined,
+): Promise<{ hold: HoldView } | { refused: Refusal }> {
+  const stop = ctx.metrics.holdDuration.startTimer();
+  let result = 'error';
+  try {
+    const layout = ctx.halls.known(showId) ?? (await ctx.halls.forShow(showId));
+    if (!layout) {
+      result = 'show_not_found';
+      throw notFound('show');
+    }
+    try {
+      checkBestAvailable(best, facetsOf(layout));
+    } catch (err) {
+      result = 'invalid_seats';
+      throw err;
+    }
+    const rule = await ctx.showRules.get(showId);
+    if (rule?.waitingRoom) {
+      const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
+      const refused = holdGate(rule, ctx.showRules.dbNow(), best.count, admission, showId);
+      if (refused) {
+        result = `gate_${refused.code.toLowerCase()}`;
+        return { refused };
+      }
+      ctx.room.present(showId, admission!.position);
+    }
+    const holdId = newId('hold');
+    const db = await ctx.inventory.ofShow(showId);
+    const claim = await claimBestSeats(db, {
+      showId, holdId, userId: buyer.userId, count: best.count,
+      section: best.section ?? null, tier: best.tier ?? null, maxPrice: best.max_price ?? null,
+    }).catch((err: unknown) => {
+      if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+      throw err;
+    });
+    result = `best_${claim.outcome}`;
+    if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
+    else if (claim.outcome === 'not_enough_seats') ctx.holdTally.count(showId, 'conflict');
+    if (claim.outcome !== 'held') {
+      return { refused: refusal(claim.outcome, { seatLimit: claim.seat_limit, seatsHad: claim.seats_had, opensAt: claim.opens_at, countPath: '/best_available/count' }) };
+    }
+    return { hold: {
+      hold_id: holdId,
+      show_id: showId,
+      seats: claim.seats!,
       status: 'active',
       expires_at: claim.expires_at!.toISOString(),
       amount: claim.amount!,

@@ -1,0 +1,236 @@
+-- Best available (issue #27): the service chooses `count` adjacent seats in the same
+-- single claim as chosen seats. Each seat row carries where it sits, copied from the
+-- hall at show creation (src/db/seatTransitions.ts createShowSeats), so the choice
+-- never joins the catalog:
+--   row_no   the row's rank in the hall's layout order (first row listed = 1; a row is
+--            one (section, row label), ranked by its first seat's position);
+--   seat_no  the seat's number in its row (adjacent = consecutive numbers);
+--   row_mid2 the row's lowest plus highest number: twice its centre, an integer;
+--   section  the seat's section (null outside a stadium).
+alter table show_seats
+  add column row_no integer,
+  add column seat_no integer,
+  add column row_mid2 integer,
+  add column section text;
+
+-- Shows created before this migration: the same values, from their hall.
+update show_seats s
+   set row_no = p.row_no, seat_no = p.number, row_mid2 = p.mid2, section = p.section
+  from (
+    select sh.id as show_id, r.seat_id, r.number, r.section, r.mid2,
+           dense_rank() over (partition by sh.id order by r.first_pos)::int as row_no
+      from shows sh
+      join (select h.hall_id, h.seat_id, h.number, h.section,
+                   (min(h.number) over w + max(h.number) over w)::int as mid2,
+                   min(h.position) over w as first_pos
+              from hall_seats h
+            window w as (partition by h.hall_id, h.section, h.row_label)) r on r.hall_id = sh.hall_id
+  ) p
+ where s.show_id = p.show_id and s.seat_id = p.seat_id;
+
+-- The free seats of a show in layout order: best available reads only these, from the
+-- first row on, and stops at the first row that has a run long enough; a show with most
+-- seats taken is not walked seat by seat. Per section too, for `section`.
+create index show_seats_free_runs on show_seats (show_id, row_no, seat_no) where status = 'available';
+create index show_seats_free_runs_by_section on show_seats (show_id, section, row_no, seat_no) where status = 'available';
+
+-- claim_best_seats: picks `p_count` adjacent seats (one row, consecutive numbers) that
+-- match the filters and holds them, all or nothing, in one round trip. The best: the
+-- first row in layout order that has such a run; in it, a run that leaves no single
+-- free seat alone between taken seats (or the row's end) if one exists, then the run
+-- nearest the row's centre, then the lowest number. Free = available, or held past its
+-- expiry (lazy expiry, as claim_seats).
+--
+-- Concurrency: the choice is read without locks, then only the chosen seats are locked
+-- with `skip locked` and judged on their newest version. A claimer that loses a seat to
+-- another in flight does not queue behind it: it rolls back what it locked (a
+-- subtransaction), counts the seats it could not have as taken, and chooses again from
+-- a fresh snapshot; at most 32 rounds. When nothing is left but seats other claimers
+-- were locking, it waits 5 ms (at most 3 times) and looks again without them, so a
+-- claim that fails elsewhere does not make this one answer not_enough_seats.
+-- The per-user limit is judged under the same per (show, buyer) advisory lock as
+-- claim_seats, so chosen and best-available requests of one buyer count together.
+create function claim_best_seats(
+  p_show text, p_hold text, p_user text, p_count integer,
+  p_section text, p_tier text, p_max_price bigint
+) returns table (outcome text, seats text[], expires_at timestamptz, amount bigint, currency text,
+                seat_limit integer, seats_had bigint, opens_at timestamptz)
+language plpgsql
+-- The first row with a run is found by reading the free seats' index in order and
+-- stopping there; the planner, expecting to read them all, would rather sort a bitmap
+-- scan of every free seat of the show (3,034 rows, 67 ms, on a 60,000-seat show 95 %
+-- taken, against 18 rows, 1.5 ms, in order). So this function plans without bitmap
+-- scans and sorts where another way exists (its other sorts are of one row's seats),
+-- and without JIT: those settings inflate costs past the JIT threshold, and compiling
+-- took 2 s where running takes a millisecond.
+set enable_bitmapscan = off
+set enable_sort = off
+set jit = off
+as $$
+declare
+  v_show shows%rowtype;
+  v_now timestamptz := bo_now();
+  v_tiers text[];
+  v_had bigint;
+  v_excluded text[] := '{}';
+  v_row integer;
+  v_ids text[];
+  v_got text[];
+  v_amount bigint;
+  v_waits integer := 0;
+  v_expires timestamptz;
+begin
+  select * into v_show from shows where id = p_show;
+  if not found then
+    return query select 'show_not_found', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
+  end if;
+  if p_count < 1 or p_count > v_show.per_user_limit then
+    return query select 'too_many_seats', null::text[], null::timestamptz, null::bigint, null::text, v_show.per_user_limit, null::bigint, null::timestamptz; return;
+  end if;
+  if v_now < v_show.sale_opens_at then
+    return query select 'sale_not_open', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, v_show.sale_opens_at; return;
+  end if;
+  if v_now >= v_show.starts_at then
+    return query select 'sale_closed', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
+  end if;
+
+  select coalesce(array_agg(t.key), '{}') into v_tiers
+    from jsonb_each_text(v_show.price_tiers) t
+   where (p_tier is null or t.key = p_tier) and (p_max_price is null or t.value::bigint <= p_max_price);
+  v_expires := v_now + make_interval(secs => v_show.hold_ttl_seconds);
+
+  perform pg_advisory_xact_lock(hashtextextended(p_show || '/' || p_user, 0));
+  select count(*) into v_had from show_seats o
+   where o.show_id = p_show and o.holder_id = p_user
+     and (o.status in ('paying', 'booked') or (o.status = 'held' and o.hold_expires_at > v_now));
+
+  for v_round in 1..32 loop
+    -- The first row, in layout order, with p_count consecutive free seats that all
+    -- match: read from the free seats' index in layout order, stopping at that row.
+    if p_section is null then
+      select f.row_no into v_row
+        from (select s.row_no, s.seat_no,
+                     lag(s.seat_no, p_count - 1) over w as back,
+                     sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+                from show_seats s
+               where s.show_id = p_show and s.status = 'available' and s.seat_id <> all (v_excluded)
+              window w as (partition by s.row_no order by s.seat_no)) f
+       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+       order by f.row_no
+       limit 1;
+    else
+      select f.row_no into v_row
+        from (select s.row_no, s.seat_no,
+                     lag(s.seat_no, p_count - 1) over w as back,
+                     sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+                from show_seats s
+               where s.show_id = p_show and s.section = p_section and s.status = 'available' and s.seat_id <> all (v_excluded)
+              window w as (partition by s.row_no order by s.seat_no)) f
+       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+       order by f.row_no
+       limit 1;
+    end if;
+    if v_row is null then
+      -- None among the available seats: look again counting seats held past their
+      -- expiry that the sweeper has not freed yet (rare, and read without an order).
+      select f.row_no into v_row
+        from (select x.row_no, x.seat_no,
+                     lag(x.seat_no, p_count - 1) over w as back,
+                     sum(x.ok) over (w rows between p_count - 1 preceding and current row) as oks
+                from (select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int as ok
+                        from show_seats s
+                       where s.show_id = p_show and s.status = 'available'
+                         and (p_section is null or s.section = p_section)
+                      union all
+                      select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int
+                        from show_seats s
+                       where s.show_id = p_show and s.status = 'held' and s.hold_expires_at is not null
+                         and s.hold_expires_at <= v_now and (p_section is null or s.section = p_section)) x
+               where x.seat_id <> all (v_excluded)
+              window w as (partition by x.row_no order by x.seat_no)) f
+       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+       order by f.row_no
+       limit 1;
+    end if;
+
+    if v_row is null then
+      if cardinality(v_excluded) > 0 and v_waits < 3 then
+        -- Only seats other claimers were locking are left: they may yet be free again.
+        v_waits := v_waits + 1;
+        v_excluded := '{}';
+        perform pg_sleep(0.005);
+        continue;
+      end if;
+      return query select 'not_enough_seats', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
+    end if;
+
+    if v_had + p_count > v_show.per_user_limit then
+      return query select 'limit_exceeded', null::text[], null::timestamptz, null::bigint, null::text,
+                          v_show.per_user_limit, v_had, null::timestamptz; return;
+    end if;
+
+    -- The best run in that row. Runs of free seats (any tier) are the islands of
+    -- consecutive numbers; a placement strands a seat when it leaves exactly one free
+    -- seat between itself and its island's end.
+    select c.ids into v_ids
+      from (select g.seat_no, g.lo, g.hi, g.mid2,
+                   lead(g.seat_no, p_count - 1) over r as fwd,
+                   sum(g.ok) over (r rows between current row and p_count - 1 following) as oks,
+                   array_agg(g.seat_id) over (r rows between current row and p_count - 1 following) as ids
+              from (select i.*, min(i.seat_no) over isl as lo, max(i.seat_no) over isl as hi
+                      from (select y.*, y.seat_no - row_number() over (order by y.seat_no) as island
+                              from (select s.seat_id, s.seat_no, s.row_mid2 as mid2, (s.tier = any (v_tiers))::int as ok
+                                      from show_seats s
+                                     where s.show_id = p_show and s.row_no = v_row and s.status = 'available'
+                                    union all
+                                    select s.seat_id, s.seat_no, s.row_mid2, (s.tier = any (v_tiers))::int
+                                      from show_seats s
+                                     where s.show_id = p_show and s.row_no = v_row and s.status = 'held'
+                                       and s.hold_expires_at is not null and s.hold_expires_at <= v_now) y
+                             where y.seat_id <> all (v_excluded)) i
+                    window isl as (partition by i.island)) g
+            window r as (partition by g.lo order by g.seat_no)) c
+     where c.fwd = c.seat_no + p_count - 1 and c.oks = p_count
+     order by (c.seat_no - c.lo = 1 or c.hi - (c.seat_no + p_count - 1) = 1),
+              abs(2 * c.seat_no + p_count - 1 - c.mid2),
+              c.seat_no
+     limit 1;
+
+    begin
+      -- Lock exactly the chosen seats, never waiting (so in no particular order, and
+      -- never in a deadlock); judged on their newest version.
+      select coalesce(array_agg(l.seat_id), '{}') into v_got
+        from (select s.seat_id from show_seats s
+               where s.show_id = p_show and s.seat_id = any (v_ids)
+                 and (s.status = 'available' or (s.status = 'held' and s.hold_expires_at <= v_now))
+                 for update skip locked) l;
+      if cardinality(v_got) <> p_count then
+        raise exception using errcode = 'BO001', message = 'best seats taken meanwhile';
+      end if;
+
+      with claimed as (
+        update show_seats s
+           set status = 'held', hold_id = p_hold, holder_id = p_user, hold_expires_at = v_expires,
+               version = nextval('seat_version_seq')
+         where s.show_id = p_show and s.seat_id = any (v_got)
+        returning s.tier, s.seat_no, s.seat_id
+      )
+      select sum((v_show.price_tiers ->> c.tier)::bigint)::bigint, array_agg(c.seat_id order by c.seat_no)
+        into v_amount, v_ids from claimed c;
+
+      insert into holds (id, show_id, user_id, seats, amount, currency, expires_at)
+      values (p_hold, p_show, p_user, v_ids, v_amount, v_show.currency, v_expires);
+    exception when sqlstate 'BO001' then
+      -- Someone else is taking some of them: count the ones we could not have as taken.
+      v_excluded := v_excluded || array(select unnest(v_ids) except select unnest(v_got));
+      v_row := null;
+      continue;
+    end;
+
+    return query select 'held', v_ids, v_expires, v_amount, v_show.currency, null::integer, null::bigint, null::timestamptz;
+    return;
+  end loop;
+  -- Every round lost a race: the seats are going fast. Answered as no seats, not an error.
+  return query select 'not_enough_seats', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz;
+end
+$$;
