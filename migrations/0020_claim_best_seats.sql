@@ -41,13 +41,17 @@ create index show_seats_free_runs_by_section on show_seats (show_id, section, ro
 -- nearest the row's centre, then the lowest number. Free = available, or held past its
 -- expiry (lazy expiry, as claim_seats).
 --
--- Concurrency: the choice is read without locks, then only the chosen seats are locked
--- with `skip locked` and judged on their newest version. A claimer that loses a seat to
--- another in flight does not queue behind it: it rolls back what it locked (a
--- subtransaction), counts the seats it could not have as taken, and chooses again from
--- a fresh snapshot; at most 32 rounds. When nothing is left but seats other claimers
--- were locking, it waits 5 ms (at most 3 times) and looks again without them, so a
--- claim that fails elsewhere does not make this one answer not_enough_seats.
+-- Concurrency: the candidate rows are read without locks. One best-available claimer
+-- chooses in a row at a time (a transaction advisory lock per show and row, taken with
+-- pg_try_advisory_xact_lock): a row another is choosing in is skipped, never waited
+-- for, so a burst of buyers spreads over the best rows instead of all racing for the
+-- same seats. In its row the claimer locks exactly the chosen seats with `skip locked`,
+-- judged on their newest version; a seat a chosen-seat claim holds meanwhile is counted
+-- as taken (what it locked is rolled back: a subtransaction) and it chooses again from
+-- a fresh snapshot; at most 32 rounds. When only busy rows are left it waits for the
+-- first of them (one claim: milliseconds), and when only seats a chosen-seat claim was
+-- locking are left it waits 5 ms, at most 3 times in all, then looks again: so a run
+-- another claim does not take is still found, and not_enough_seats means none is left.
 -- The per-user limit is judged under the same per (show, buyer) advisory lock as
 -- claim_seats, so chosen and best-available requests of one buyer count together.
 create function claim_best_seats(
@@ -73,7 +77,11 @@ declare
   v_tiers text[];
   v_had bigint;
   v_excluded text[] := '{}';
+  v_busy integer[] := '{}';
+  v_mine integer[] := '{}';
+  v_rows integer[];
   v_row integer;
+  v_try integer;
   v_ids text[];
   v_got text[];
   v_amount bigint;
@@ -105,57 +113,75 @@ begin
      and (o.status in ('paying', 'booked') or (o.status = 'held' and o.hold_expires_at > v_now));
 
   for v_round in 1..32 loop
-    -- The first row, in layout order, with p_count consecutive free seats that all
-    -- match: read from the free seats' index in layout order, stopping at that row.
+    -- The first rows (up to 8), in layout order, with p_count consecutive free seats
+    -- that all match: read from the free seats' index in layout order, stopping there.
     if p_section is null then
-      select f.row_no into v_row
-        from (select s.row_no, s.seat_no,
-                     lag(s.seat_no, p_count - 1) over w as back,
-                     sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
-                from show_seats s
-               where s.show_id = p_show and s.status = 'available' and s.seat_id <> all (v_excluded)
-              window w as (partition by s.row_no order by s.seat_no)) f
-       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
-       order by f.row_no
-       limit 1;
+      v_rows := array(
+        select f.row_no
+          from (select s.row_no, s.seat_no,
+                       lag(s.seat_no, p_count - 1) over w as back,
+                       sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+                  from show_seats s
+                 where s.show_id = p_show and s.status = 'available'
+                   and s.seat_id <> all (v_excluded) and s.row_no <> all (v_busy)
+                window w as (partition by s.row_no order by s.seat_no)) f
+         where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+         group by f.row_no
+         order by f.row_no
+         limit 8);
     else
-      select f.row_no into v_row
-        from (select s.row_no, s.seat_no,
-                     lag(s.seat_no, p_count - 1) over w as back,
-                     sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
-                from show_seats s
-               where s.show_id = p_show and s.section = p_section and s.status = 'available' and s.seat_id <> all (v_excluded)
-              window w as (partition by s.row_no order by s.seat_no)) f
-       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
-       order by f.row_no
-       limit 1;
+      v_rows := array(
+        select f.row_no
+          from (select s.row_no, s.seat_no,
+                       lag(s.seat_no, p_count - 1) over w as back,
+                       sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+                  from show_seats s
+                 where s.show_id = p_show and s.section = p_section and s.status = 'available'
+                   and s.seat_id <> all (v_excluded) and s.row_no <> all (v_busy)
+                window w as (partition by s.row_no order by s.seat_no)) f
+         where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+         group by f.row_no
+         order by f.row_no
+         limit 8);
     end if;
-    if v_row is null then
+    if cardinality(v_rows) = 0 then
       -- None among the available seats: look again counting seats held past their
       -- expiry that the sweeper has not freed yet (rare, and read without an order).
-      select f.row_no into v_row
-        from (select x.row_no, x.seat_no,
-                     lag(x.seat_no, p_count - 1) over w as back,
-                     sum(x.ok) over (w rows between p_count - 1 preceding and current row) as oks
-                from (select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int as ok
-                        from show_seats s
-                       where s.show_id = p_show and s.status = 'available'
-                         and (p_section is null or s.section = p_section)
-                      union all
-                      select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int
-                        from show_seats s
-                       where s.show_id = p_show and s.status = 'held' and s.hold_expires_at is not null
-                         and s.hold_expires_at <= v_now and (p_section is null or s.section = p_section)) x
-               where x.seat_id <> all (v_excluded)
-              window w as (partition by x.row_no order by x.seat_no)) f
-       where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
-       order by f.row_no
-       limit 1;
+      v_rows := array(
+        select f.row_no
+          from (select x.row_no, x.seat_no,
+                       lag(x.seat_no, p_count - 1) over w as back,
+                       sum(x.ok) over (w rows between p_count - 1 preceding and current row) as oks
+                  from (select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int as ok
+                          from show_seats s
+                         where s.show_id = p_show and s.status = 'available'
+                           and (p_section is null or s.section = p_section)
+                        union all
+                        select s.row_no, s.seat_no, s.seat_id, (s.tier = any (v_tiers))::int
+                          from show_seats s
+                         where s.show_id = p_show and s.status = 'held' and s.hold_expires_at is not null
+                           and s.hold_expires_at <= v_now and (p_section is null or s.section = p_section)) x
+                 where x.seat_id <> all (v_excluded) and x.row_no <> all (v_busy)
+                window w as (partition by x.row_no order by x.seat_no)) f
+         where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+         group by f.row_no
+         order by f.row_no
+         limit 8);
     end if;
 
-    if v_row is null then
+    if cardinality(v_rows) = 0 then
+      if cardinality(v_busy) > 0 and v_waits < 3 then
+        -- What is left is in rows other best-available claimers are choosing in: wait
+        -- for the first of them to finish (one claim, milliseconds), then look again.
+        v_waits := v_waits + 1;
+        perform pg_advisory_xact_lock(hashtextextended(p_show || '#' || v_busy[1], 0));
+        v_mine := v_mine || v_busy[1];
+        v_busy := '{}';
+        v_excluded := '{}';
+        continue;
+      end if;
       if cardinality(v_excluded) > 0 and v_waits < 3 then
-        -- Only seats other claimers were locking are left: they may yet be free again.
+        -- Only seats a chosen-seat claim was locking are left: it may yet fail.
         v_waits := v_waits + 1;
         v_excluded := '{}';
         perform pg_sleep(0.005);
@@ -168,6 +194,20 @@ begin
       return query select 'limit_exceeded', null::text[], null::timestamptz, null::bigint, null::text,
                           v_show.per_user_limit, v_had, null::timestamptz; return;
     end if;
+
+    -- One best-available claimer chooses in a row at a time: a row another is choosing
+    -- in is skipped for the next one (never waited for), so a burst of buyers spreads
+    -- over the best rows instead of all racing for the same seats.
+    v_row := null;
+    foreach v_try in array v_rows loop
+      if v_try = any (v_mine) or pg_try_advisory_xact_lock(hashtextextended(p_show || '#' || v_try, 0)) then
+        v_mine := v_mine || v_try;
+        v_row := v_try;
+        exit;
+      end if;
+      v_busy := v_busy || v_try;
+    end loop;
+    continue when v_row is null;
 
     -- The best run in that row. Runs of free seats (any tier) are the islands of
     -- consecutive numbers; a placement strands a seat when it leaves exactly one free
