@@ -30,9 +30,10 @@ update show_seats s
 
 -- The free seats of a show in layout order: best available reads only these, from the
 -- first row on, and stops at the first row that has a run long enough; a show with most
--- seats taken is not walked seat by seat. Per section too, for `section`.
+-- seats taken is not walked seat by seat. Per section and per tier too, for the filters.
 create index show_seats_free_runs on show_seats (show_id, row_no, seat_no) where status = 'available';
 create index show_seats_free_runs_by_section on show_seats (show_id, section, row_no, seat_no) where status = 'available';
+create index show_seats_free_runs_by_tier on show_seats (show_id, tier, row_no, seat_no) where status = 'available';
 
 -- claim_best_seats: picks `p_count` adjacent seats (one row, consecutive numbers) that
 -- match the filters and holds them, all or nothing, in one round trip. The best: the
@@ -75,6 +76,7 @@ declare
   v_show shows%rowtype;
   v_now timestamptz := bo_now();
   v_tiers text[];
+  v_all_tiers integer;
   v_had bigint;
   v_excluded text[] := '{}';
   v_busy integer[] := '{}';
@@ -102,9 +104,15 @@ begin
     return query select 'sale_closed', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
   end if;
 
-  select coalesce(array_agg(t.key), '{}') into v_tiers
-    from jsonb_each_text(v_show.price_tiers) t
-   where (p_tier is null or t.key = p_tier) and (p_max_price is null or t.value::bigint <= p_max_price);
+  select coalesce(array_agg(t.key) filter (where (p_tier is null or t.key = p_tier)
+                                          and (p_max_price is null or t.value::bigint <= p_max_price)), '{}'),
+         count(*)
+    into v_tiers, v_all_tiers
+    from jsonb_each_text(v_show.price_tiers) t;
+  if cardinality(v_tiers) = 0 then
+    -- No tier of the show matches: no seat can.
+    return query select 'not_enough_seats', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
+  end if;
   v_expires := v_now + make_interval(secs => v_show.hold_ttl_seconds);
 
   perform pg_advisory_xact_lock(hashtextextended(p_show || '/' || p_user, 0));
@@ -114,32 +122,42 @@ begin
 
   for v_round in 1..32 loop
     -- The first rows (up to 8), in layout order, with p_count consecutive free seats
-    -- that all match: read from the free seats' index in layout order, stopping there.
-    if p_section is null then
+    -- that all match: read from a free seats' index in layout order, stopping there.
+    -- Only matching seats can be in a run, so only they are read: by section, by the
+    -- one tier asked for, or (all tiers, or several under max_price) by layout order.
+    if p_section is not null then
       v_rows := array(
         select f.row_no
-          from (select s.row_no, s.seat_no,
-                       lag(s.seat_no, p_count - 1) over w as back,
-                       sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+          from (select s.row_no, s.seat_no, lag(s.seat_no, p_count - 1) over w as back
                   from show_seats s
-                 where s.show_id = p_show and s.status = 'available'
+                 where s.show_id = p_show and s.section = p_section and s.tier = any (v_tiers) and s.status = 'available'
                    and s.seat_id <> all (v_excluded) and s.row_no <> all (v_busy)
                 window w as (partition by s.row_no order by s.seat_no)) f
-         where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+         where f.back = f.seat_no - (p_count - 1)
+         group by f.row_no
+         order by f.row_no
+         limit 8);
+    elsif cardinality(v_tiers) = 1 and v_all_tiers > 1 then
+      v_rows := array(
+        select f.row_no
+          from (select s.row_no, s.seat_no, lag(s.seat_no, p_count - 1) over w as back
+                  from show_seats s
+                 where s.show_id = p_show and s.tier = v_tiers[1] and s.status = 'available'
+                   and s.seat_id <> all (v_excluded) and s.row_no <> all (v_busy)
+                window w as (partition by s.row_no order by s.seat_no)) f
+         where f.back = f.seat_no - (p_count - 1)
          group by f.row_no
          order by f.row_no
          limit 8);
     else
       v_rows := array(
         select f.row_no
-          from (select s.row_no, s.seat_no,
-                       lag(s.seat_no, p_count - 1) over w as back,
-                       sum((s.tier = any (v_tiers))::int) over (w rows between p_count - 1 preceding and current row) as oks
+          from (select s.row_no, s.seat_no, lag(s.seat_no, p_count - 1) over w as back
                   from show_seats s
-                 where s.show_id = p_show and s.section = p_section and s.status = 'available'
+                 where s.show_id = p_show and s.tier = any (v_tiers) and s.status = 'available'
                    and s.seat_id <> all (v_excluded) and s.row_no <> all (v_busy)
                 window w as (partition by s.row_no order by s.seat_no)) f
-         where f.back = f.seat_no - (p_count - 1) and f.oks = p_count
+         where f.back = f.seat_no - (p_count - 1)
          group by f.row_no
          order by f.row_no
          limit 8);
