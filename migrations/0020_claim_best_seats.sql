@@ -49,10 +49,10 @@ create index show_seats_free_runs_by_tier on show_seats (show_id, tier, row_no, 
 -- same seats. In its row the claimer locks exactly the chosen seats with `skip locked`,
 -- judged on their newest version; a seat a chosen-seat claim holds meanwhile is counted
 -- as taken (what it locked is rolled back: a subtransaction) and it chooses again from
--- a fresh snapshot; at most 32 rounds. When only busy rows are left it waits for the
--- first of them (one claim: milliseconds), and when only seats a chosen-seat claim was
--- locking are left it waits 5 ms, at most 3 times in all, then looks again: so a run
--- another claim does not take is still found, and not_enough_seats means none is left.
+-- a fresh snapshot; at most 32 rounds. When only busy rows, or seats a chosen-seat
+-- claim was locking, are left it sleeps a few milliseconds (at most 8 times, 180 ms in
+-- all) and looks again: so a run another claim does not take is still found, and
+-- not_enough_seats means none is left. The only lock it waits for is the buyer's.
 -- The per-user limit is judged under the same per (show, buyer) advisory lock as
 -- claim_seats, so chosen and best-available requests of one buyer count together.
 create function claim_best_seats(
@@ -188,21 +188,16 @@ begin
     end if;
 
     if cardinality(v_rows) = 0 then
-      if cardinality(v_busy) > 0 and v_waits < 3 then
-        -- What is left is in rows other best-available claimers are choosing in: wait
-        -- for the first of them to finish (one claim, milliseconds), then look again.
+      if (cardinality(v_busy) > 0 or cardinality(v_excluded) > 0) and v_waits < 8 then
+        -- What is left is in rows other best-available claimers are choosing in, or
+        -- seats a chosen-seat claim was locking: they finish in milliseconds and may
+        -- leave a run. Sleep (5, 10, … 40 ms: 180 ms in all at most), then look again
+        -- at everything. Never a blocking wait on another claimer's row: this claim
+        -- may hold a row of its own, and two such waits could close a cycle.
         v_waits := v_waits + 1;
-        perform pg_advisory_xact_lock(hashtextextended(p_show || '#' || v_busy[1], 0));
-        v_mine := v_mine || v_busy[1];
         v_busy := '{}';
         v_excluded := '{}';
-        continue;
-      end if;
-      if cardinality(v_excluded) > 0 and v_waits < 3 then
-        -- Only seats a chosen-seat claim was locking are left: it may yet fail.
-        v_waits := v_waits + 1;
-        v_excluded := '{}';
-        perform pg_sleep(0.005);
+        perform pg_sleep(0.005 * v_waits);
         continue;
       end if;
       return query select 'not_enough_seats', null::text[], null::timestamptz, null::bigint, null::text, null::integer, null::bigint, null::timestamptz; return;
