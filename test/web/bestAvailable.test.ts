@@ -40,7 +40,7 @@ describeInBrowser('web app: best available beside the seat map', () => {
     await one.page.goto(`/shows/${showId}`);
     const panel = one.page.getByRole('region', { name: 'Best available' });
     await panel.getByLabel('Seats together').selectOption('2');
-    await panel.getByRole('button', { name: 'Find and hold seats' }).click();
+    await panel.getByRole('button', { name: 'Find the best seats' }).click();
     await panel.getByRole('status').getByText('Held for you: Row A, seat 3; Row A, seat 4, €20.00, shown on the map.').waitFor();
     for (const n of [3, 4]) await one.page.getByRole('checkbox', { name: `Row A, seat ${n}, €10.00, held by you` }).waitFor();
     await expect(one.page.getByRole('checkbox', { name: /^Row A, seat 2,/ }).getAttribute('aria-label')).resolves.toBe('Row A, seat 2, €10.00, available');
@@ -64,7 +64,7 @@ describeInBrowser('web app: best available beside the seat map', () => {
     await panel.getByLabel('Seats together').selectOption('2');
     await panel.getByLabel('Section').selectOption({ label: 'Any section' });
     await panel.getByLabel('Price per seat').selectOption({ label: 'Up to €20.00' });
-    await panel.getByRole('button', { name: 'Find and hold seats' }).click();
+    await panel.getByRole('button', { name: 'Find the best seats' }).click();
     // Only section 102 is at €20: the page moves there and shows the two seats as the buyer's.
     await one.page.waitForURL(/section=102/);
     await one.page.getByRole('checkbox', { name: 'Section 102, row A, seat 3, €20.00, held by you' }).waitFor();
@@ -74,7 +74,7 @@ describeInBrowser('web app: best available beside the seat map', () => {
     await panel.getByLabel('Seats together').selectOption('2');
     await panel.getByLabel('Section').selectOption('101');
     await panel.getByLabel('Price per seat').selectOption({ label: 'Up to €20.00' });
-    await panel.getByRole('button', { name: 'Find and hold seats' }).click();
+    await panel.getByRole('button', { name: 'Find the best seats' }).click();
     await one.page.getByRole('alert').getByText('There are not that many seats together left for what you asked.', { exact: false }).waitFor();
     expect(await seriousViolations(one.page)).toEqual([]);
     // The refusal's 409, as the browser logs any failed request; nothing else.

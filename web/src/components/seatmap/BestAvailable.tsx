@@ -67,7 +67,7 @@ export function BestAvailable({ limit, currency, prices, sections, section, sign
             </select>
           </label>
         )}
-        <button type="submit" class="hold-button" disabled={busy}>{busy ? 'Finding seats…' : 'Find and hold seats'}</button>
+        <button type="submit" class="hold-button" disabled={busy}>{busy ? 'Finding seats…' : 'Find the best seats'}</button>
       </form>
       {!signedIn && <p class="hint">You will be asked to sign in first.</p>}
       {held && (
