@@ -1,12 +1,14 @@
 // Holds: take seats for a buyer, read a hold, release it.
 import { DomainError, notFound, type Refusal } from '../domain/errors.js';
-import { checkRequestedSeats, refusal } from '../domain/holds.js';
+import { checkBestAvailable, checkRequestedSeats, refusal, type BestAvailableRequest } from '../domain/holds.js';
 import { showScopedId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
-import { claimSeats, releaseSeats } from '../db/seatTransitions.js';
+import { claimBestSeats, claimSeats, releaseSeats } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
+import type { Database } from '../db/client.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
+import type { HallLayout } from './hallCatalog.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
 
 export interface HoldView {
@@ -56,24 +58,8 @@ export async function holdSeats(
       }
       ctx.room.present(showId, admission!.position);
     }
-    // No foreign key tells a shard that the account is gone: asked here (./knownAccounts.ts).
-    if (!(await ctx.accounts.exists(buyer.userId))) {
-      result = 'unauthenticated';
-      throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
-    }
     const holdId = showScopedId('hold', showId);
-    const claimOn = (db: Parameters<typeof claimSeats>[0]) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }).catch((err: unknown) => {
-      // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
-      if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
-      throw err;
-    });
-    const tried = await ctx.inventory.ofShow(showId, { purchase: true });
-    let claim = await claimOn(tried);
-    // The show was not where this instance's placement said: it moved; once more on the fresh placement.
-    if (claim.outcome === 'show_not_found') {
-      const moved = await ctx.inventory.moved(showId, tried);
-      if (moved) claim = await claimOn(moved);
-    }
+    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }));
     result = claim.outcome;
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
@@ -93,6 +79,101 @@ export async function holdSeats(
     ctx.metrics.holdAttempts.inc({ result });
     stop();
   }
+}
+
+/** A hall's sections and tiers, worked out once per layout (a stadium has 60,000 seats). */
+const facets = new WeakMap<HallLayout, { sections: Set<string>; tiers: Set<string> }>();
+function facetsOf(layout: HallLayout): { sections: Set<string>; tiers: Set<string> } {
+  let f = facets.get(layout);
+  if (!f) {
+    f = { sections: new Set(layout.seats.flatMap((s) => (s.section === null ? [] : [s.section]))), tiers: new Set(layout.seats.map((s) => s.tier)) };
+    facets.set(layout, f);
+  }
+  return f;
+}
+
+/**
+ * Best available: the service chooses `count` adjacent seats matching the filters and
+ * holds them in the same single claim as chosen seats (claim_best_seats), all or none,
+ * under the same per-user limit; NOT_ENOUGH_SEATS when no such seats are left. The
+ * same checks, in the same order, as holdSeats.
+ */
+export async function holdBestSeats(
+  ctx: Context,
+  buyer: Principal,
+  showId: string,
+  best: BestAvailableRequest,
+  admissionToken: string | string[] | undefined,
+): Promise<{ hold: HoldView } | { refused: Refusal }> {
+  const stop = ctx.metrics.holdDuration.startTimer();
+  let result = 'error';
+  try {
+    const layout = ctx.halls.known(showId) ?? (await ctx.halls.forShow(showId));
+    if (!layout) {
+      result = 'show_not_found';
+      throw notFound('show');
+    }
+    try {
+      checkBestAvailable(best, facetsOf(layout));
+    } catch (err) {
+      result = 'invalid_seats';
+      throw err;
+    }
+    const rule = await ctx.showRules.get(showId);
+    if (rule?.waitingRoom) {
+      const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
+      const refused = holdGate(rule, ctx.showRules.dbNow(), best.count, admission, showId);
+      if (refused) {
+        result = `gate_${refused.code.toLowerCase()}`;
+        return { refused };
+      }
+      ctx.room.present(showId, admission!.position);
+    }
+    const holdId = showScopedId('hold', showId);
+    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => claimBestSeats(db, {
+      showId, holdId, userId: buyer.userId, count: best.count,
+      section: best.section ?? null, tier: best.tier ?? null, maxPrice: best.max_price ?? null,
+    }));
+    result = `best_${claim.outcome}`;
+    if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
+    else if (claim.outcome === 'not_enough_seats') ctx.holdTally.count(showId, 'conflict');
+    if (claim.outcome !== 'held') {
+      return { refused: refusal(claim.outcome, { seatLimit: claim.seat_limit, seatsHad: claim.seats_had, opensAt: claim.opens_at, countPath: '/best_available/count' }) };
+    }
+    return { hold: {
+      hold_id: holdId,
+      show_id: showId,
+      seats: claim.seats!,
+      status: 'active',
+      expires_at: claim.expires_at!.toISOString(),
+      amount: claim.amount!,
+      currency: claim.currency!,
+    } };
+  } finally {
+    ctx.metrics.holdAttempts.inc({ result });
+    stop();
+  }
+}
+
+/**
+ * One claim on the show's shard: the account checked first (no foreign key tells a
+ * shard that an account is gone: ./knownAccounts.ts), and once more on the fresh
+ * placement when the show was not where this instance's placement said (it moved).
+ */
+async function claimOnItsShard<C extends { outcome: string }>(
+  ctx: Context, buyer: Principal, showId: string, claim: (db: Database) => Promise<C>,
+): Promise<C> {
+  if (!(await ctx.accounts.exists(buyer.userId))) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+  const claimOn = (db: Database) => claim(db).catch((err: unknown) => {
+    // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
+    if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+    throw err;
+  });
+  const tried = await ctx.inventory.ofShow(showId, { purchase: true });
+  const first = await claimOn(tried);
+  if (first.outcome !== 'show_not_found') return first;
+  const moved = await ctx.inventory.moved(showId, tried);
+  return moved ? claimOn(moved) : first;
 }
 
 /** The caller's own hold; someone else's answers 404 like a missing one. */

@@ -38,11 +38,18 @@ function seatMove(m: { move: SeatMove; where: string; set: string; before?: stri
 const FREE = `hold_id = null, holder_id = null, hold_expires_at = null, version = nextval('seat_version_seq')`;
 const SEAT_IDS = `select coalesce(array_agg(seat_id order by seat_id), '{}') as seats from moved`;
 
-/** Show creation: one `available` row per hall seat. */
+/**
+ * Show creation: one `available` row per hall seat, with where it sits for best
+ * available (row_no, seat_no, row_mid2, section: migrations/0020_claim_best_seats.sql).
+ */
 export async function createShowSeats(db: Queryable, showId: string, hallId: string): Promise<number> {
   const r = await db.query(
-    `insert into show_seats (show_id, seat_id, tier, status)
-     select $1, seat_id, tier, 'available' from hall_seats where hall_id = $2`,
+    `insert into show_seats (show_id, seat_id, tier, status, row_no, seat_no, row_mid2, section)
+     select $1, seat_id, tier, 'available', dense_rank() over (order by first_pos)::int, number, mid2, section
+       from (select seat_id, tier, number, section, min(position) over w as first_pos,
+                    (min(number) over w + max(number) over w)::int as mid2
+               from hall_seats where hall_id = $2
+             window w as (partition by section, row_label)) h`,
     [showId, hallId],
   );
   return r.rowCount;
@@ -88,6 +95,27 @@ export async function claimSeats(
     return { ...result, outcome: 'moved' };
   }
   return result;
+}
+
+/** What claim_best_seats answered: the claim's fields, with the seats it chose. */
+export interface BestClaimResult extends Omit<ClaimResult, 'outcome' | 'taken'> {
+  outcome: ClaimOutcome;
+  seats: string[] | null;
+}
+
+/**
+ * claim best available: `count` adjacent free seats matching the filters, chosen and
+ * held in one round trip, all or none, under the same per-user limit as claimSeats;
+ * the statement is the SQL function claim_best_seats (migrations/0020_claim_best_seats.sql).
+ */
+export async function claimBestSeats(
+  db: Queryable,
+  c: { showId: string; holdId: string; userId: string; count: number; section: string | null; tier: string | null; maxPrice: number | null },
+): Promise<BestClaimResult> {
+  const r = await db.query<BestClaimResult>('select * from claim_best_seats($1, $2, $3, $4::int, $5, $6, $7::bigint)', [
+    c.showId, c.holdId, c.userId, c.count, c.section, c.tier, c.maxPrice,
+  ]);
+  return r.rows[0]!;
 }
 
 /**

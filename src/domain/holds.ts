@@ -24,6 +24,7 @@ export type ClaimOutcome =
   | 'unknown_seats'
   | 'seat_unavailable'
   | 'limit_exceeded'
+  | 'not_enough_seats'
   // The show's inventory left this database while the claim waited (src/db/showMove.ts): ask again, routed anew.
   | 'moved';
 
@@ -36,6 +37,7 @@ const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message
   unknown_seats: { code: 'VALIDATION_FAILED', message: 'some requested seats do not exist in this show' },
   seat_unavailable: { code: 'SEAT_UNAVAILABLE', message: 'some requested seats are no longer available' },
   limit_exceeded: { code: 'LIMIT_EXCEEDED', message: 'this hold would exceed the per-user limit of this show' },
+  not_enough_seats: { code: 'NOT_ENOUGH_SEATS', message: 'not enough adjacent free seats match this request' },
   moved: { code: 'OVERLOADED', message: 'this show is moving to another database; try again shortly' },
 };
 
@@ -48,6 +50,8 @@ export interface ClaimDetails {
   seatsHad?: number | null;
   /** When the sale opens (sale_not_open). */
   opensAt?: Date | null;
+  /** The request's field that names how many seats (too_many_seats): `/seats` unless said. */
+  countPath?: string;
 }
 
 export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, d: ClaimDetails = {}): Refusal {
@@ -63,7 +67,7 @@ export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, d: ClaimDetails 
       });
     case 'too_many_seats':
       if (d.seatLimit == null) return answer(message);
-      return answer(message, { errors: [{ path: '/seats', message: `at most ${d.seatLimit} seats per buyer for this show` }] });
+      return answer(message, { errors: [{ path: d.countPath ?? '/seats', message: `at most ${d.seatLimit} seats per buyer for this show` }] });
     case 'sale_not_open':
       if (!d.opensAt) return answer(message);
       return answer(`the sale for this show opens at ${d.opensAt.toISOString()}`, { sale_opens_at: d.opensAt.toISOString() });
@@ -72,4 +76,52 @@ export function refusal(outcome: Exclude<ClaimOutcome, 'held'>, d: ClaimDetails 
     default:
       return answer(message);
   }
+}
+
+/** A best-available request: how many adjacent seats, and what they must match. */
+export interface BestAvailableRequest {
+  count: number;
+  section?: string;
+  tier?: string;
+  max_price?: number;
+}
+
+/** Checks a best-available request against the hall: a section or tier it names must exist there. */
+export function checkBestAvailable(req: BestAvailableRequest, hall: { sections: ReadonlySet<string>; tiers: ReadonlySet<string> }): void {
+  const errors: FieldError[] = [];
+  if (req.section !== undefined && !hall.sections.has(req.section)) {
+    errors.push({ path: '/best_available/section', message: `section ${req.section} does not exist in this hall` });
+  }
+  if (req.tier !== undefined && !hall.tiers.has(req.tier)) {
+    errors.push({ path: '/best_available/tier', message: `tier ${req.tier} does not exist in this hall` });
+  }
+  if (errors.length) throw validationFailed('the best-available request is not valid', errors);
+}
+
+/**
+ * The choice best available makes within one row, as the contract states it (the
+ * claim makes it in SQL, migrations/0020_claim_best_seats.sql; tests hold the two
+ * together). `numbers` are the row's seat numbers, `free` says which are free, `ok`
+ * which match the request's filters. A placement is `count` consecutive numbers, all
+ * free and matching; it strands a seat when exactly one free seat is left between it
+ * and the end of its run of free seats. Best: not stranding, then nearest the row's
+ * centre, then the lowest number. Returns the first number, or null.
+ */
+export function bestStartInRow(numbers: readonly number[], free: (n: number) => boolean, ok: (n: number) => boolean, count: number): number | null {
+  if (numbers.length === 0) return null;
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const mid2 = sorted[0]! + sorted.at(-1)!;
+  const freeSet = new Set(sorted.filter(free));
+  const runEnd = (n: number, step: 1 | -1) => { let m = n; while (freeSet.has(m + step)) m += step; return m; };
+  let best: { start: number; strands: boolean; distance: number } | null = null;
+  for (const start of sorted) {
+    let fits = true;
+    for (let k = 0; k < count; k++) if (!freeSet.has(start + k) || !ok(start + k)) { fits = false; break; }
+    if (!fits) continue;
+    const end = start + count - 1;
+    const strands = start - runEnd(start, -1) === 1 || runEnd(end, 1) - end === 1;
+    const distance = Math.abs(2 * start + count - 1 - mid2);
+    if (!best || (best.strands && !strands) || (best.strands === strands && distance < best.distance)) best = { start, strands, distance };
+  }
+  return best?.start ?? null;
 }

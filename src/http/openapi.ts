@@ -19,6 +19,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   EMAIL_TAKEN: 'An account with this email already exists.',
   SEAT_UNAVAILABLE: 'At least one requested seat is held or booked; `taken` lists them. None was held by this request.',
   LIMIT_EXCEEDED: 'The caller\'s held and booked seats for this show would exceed its `per_user_limit`.',
+  NOT_ENOUGH_SEATS: 'Best available: no `count` adjacent free seats (one row, consecutive numbers) match the filters. Nothing was held.',
   HOLD_PAYING: 'A payment for this hold is in flight: it cannot be released now.',
   HOLD_EXPIRED: 'The hold is expired, released, not the caller\'s active hold, or its show has started; nothing was charged.',
   HOLD_CONFIRMED: 'The hold became a booking: cancel the booking instead.',

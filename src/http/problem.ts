@@ -18,6 +18,7 @@ const TITLES: Record<ErrorCode, string> = {
   EMAIL_TAKEN: 'Email already registered',
   SEAT_UNAVAILABLE: 'Seats unavailable',
   LIMIT_EXCEEDED: 'Per-user limit exceeded',
+  NOT_ENOUGH_SEATS: 'Not enough seats together',
   HOLD_PAYING: 'Payment in flight',
   HOLD_EXPIRED: 'Hold expired',
   HOLD_CONFIRMED: 'Hold already booked',

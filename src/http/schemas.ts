@@ -179,9 +179,22 @@ export const SeatSections = Type.Object({
 });
 
 // Holds
-export const HoldInput = Type.Object({
-  seats: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: 1000 }),
-}, { examples: [{ seats: ['F7', 'F8'] }] });
+export const BestAvailable = Type.Object({
+  count: Type.Integer({ minimum: 1, maximum: 1000, description: 'How many adjacent seats (at most the show\'s per_user_limit)' }),
+  section: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only seats of this section' })),
+  tier: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only seats of this price tier' })),
+  max_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Only seats at most this price, in minor units' })),
+}, { additionalProperties: false });
+export const HoldInput = Type.Union([
+  Type.Object({
+    seats: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: 1000 }),
+  }, { title: 'Chosen seats' }),
+  Type.Object({ best_available: BestAvailable }, {
+    title: 'Best available',
+    description: 'The service picks `count` adjacent seats (one row, consecutive numbers) matching the filters: the first row in layout order that has them, '
+      + 'then no single seat left stranded when another choice in the row avoids it, then nearest the row\'s centre.',
+  }),
+], { examples: [{ seats: ['F7', 'F8'] }, { best_available: { count: 2, section: '101' } }] });
 export type HoldInput = Static<typeof HoldInput>;
 export const Hold = Type.Object({
   hold_id: Type.String(),

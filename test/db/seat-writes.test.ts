@@ -1,7 +1,8 @@
 // One module writes seat and hold rows (invariant 11): every statement that writes
 // show_seats or holds — insert, update, delete, merge, copy, truncate — lives in
-// src/db/seatTransitions.ts, or is the claim function's own migration. A write
-// anywhere else in src/ or in a later migration fails here.
+// src/db/seatTransitions.ts, or is the claim function's own migration (claim_seats,
+// or claim_best_seats: best available's claim). A write anywhere else in src/ or in a
+// later migration fails here.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,11 +39,15 @@ function seatWrites(text: string): number[] {
   return lines.sort((a, b) => a - b);
 }
 
-/** Migrations after the one that last (re)defines claim_seats, which is the claim's one allowed SQL home. */
+/**
+ * Migrations after the one that last (re)defines claim_seats, which is the claim's
+ * allowed SQL home, except those that define best available's claim, claim_best_seats.
+ */
 function laterMigrations(): { claim: string; later: string[] } {
   const all = files(join(ROOT, 'migrations'), '.sql').sort();
-  const claim = all.filter((f) => /create\s+(or\s+replace\s+)?function\s+claim_seats\b/i.test(readFileSync(f, 'utf8'))).at(-1)!;
-  return { claim, later: all.slice(all.indexOf(claim) + 1) };
+  const defines = (name: string) => (f: string) => new RegExp(`create\\s+(or\\s+replace\\s+)?function\\s+${name}\\b`, 'i').test(readFileSync(f, 'utf8'));
+  const claim = all.filter(defines('claim_seats')).at(-1)!;
+  return { claim, later: all.slice(all.indexOf(claim) + 1).filter((f) => !defines('claim_best_seats')(f)) };
 }
 
 describe('seat and hold rows are written by one module', () => {

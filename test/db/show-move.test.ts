@@ -78,7 +78,7 @@ describe('moving a show between two clusters', () => {
     await insertShow(seed, showId, {
       event_id: eventId, hall_id: hallId, starts_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
       sale_opens_at: new Date(Date.now() - 86_400_000).toISOString(), currency: 'EUR', price_tiers: { standard: 1000 },
-      hold_ttl_seconds: 600, per_user_limit: perUserLimit, cancel_until_minutes_before: 120, waiting_room: false,
+      hold_ttl_seconds: 600, per_user_limit: perUserLimit, cancel_until_minutes_before: 120, waiting_room: false, expected_demand: 0,
     });
     await seed.query('analyze show_seats');
     for (const table of ['halls', 'shows']) {

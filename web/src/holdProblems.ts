@@ -31,6 +31,8 @@ export function holdRefusal(err: unknown, show: Show, kept: number, nameOf: (sea
       const rest = kept > 0 ? ' Your other seats are still selected: hold them, or pick more.' : ' Please choose other seats.';
       return { message: `${list(names.length ? names : ['A seat you chose'])} ${went}.${rest}`, taken };
     }
+    case 'NOT_ENOUGH_SEATS':
+      return { message: 'There are not that many seats together left for what you asked. Try fewer seats, another section or price, or choose seats on the map.' };
     case 'LIMIT_EXCEEDED':
       return { message: `You can have at most ${show.per_user_limit} seats for this show, counting seats you already hold or booked.` };
     case 'SALE_NOT_OPEN':

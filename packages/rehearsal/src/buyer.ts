@@ -2,6 +2,8 @@
 // rules, reads the map (sections first in a stadium), chooses seats with a bias to
 // the best, holds, pays, sometimes walks away, and on a lost race chooses again —
 // a bounded number of times, and not at all once the map shows no seat available.
+// A share of buyers asks for best available instead (the service chooses adjacent
+// seats): no map; on NOT_ENOUGH_SEATS it waits for lapsing holds and asks twice more.
 import { seededRandom, type Random } from '@boxoffice/paysim';
 import type { QueueEdge } from './edge.js';
 import type { EdgeCache } from './edgeCache.js';
@@ -98,6 +100,7 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
   const gate: Record<string, string> = admission ? { 'admission-token': admission } : {};
   const [lo, hi] = m.opts.seatsPerBuyer;
   const want = lo + Math.floor(random() * (hi - lo + 1));
+  const best = random() < m.opts.bestAvailableRate;
   const mix: PaymentMix = m.opts;
   const bookings: string[] = [];
   let view: { ranked: MapSeat[]; anyHeld: boolean } | null = null;
@@ -105,17 +108,35 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
   let emptyReads = 0;
   let failedReads = 0;
   let shed = 0;
+  let notEnough = 0;
   try {
     for (let attempt = 0; attempt < m.opts.maxAttempts && !after(m);) {
-      if (!view || conflicts >= 2) {
-        view = await readMap(m, showId, want, random);
-        conflicts = 0;
-        if (!view) {
-          // No map: try again later, backing off; a buyer who cannot see the map for long leaves.
-          if (++failedReads > m.opts.maxAttempts) return false;
-          await wait(m, 1000 * 2 ** Math.min(failedReads, 4) * (0.5 + random()));
+      let seats: string[];
+      let h;
+      if (best) {
+        attempt++;
+        h = await m.http.send('hold', 'POST', `/v1/shows/${showId}/holds`, { token: b.token, body: { best_available: { count: want } }, headers: gate });
+        m.rec.count('holdAttempts');
+        m.rec.count('bestAttempts');
+        if (h?.status === 409 && h.body?.code === 'NOT_ENOUGH_SEATS') {
+          m.rec.count('conflicts');
+          m.rec.count('bestConflicts');
+          // No run of this length left: perhaps after some holds lapse; asked three times at most.
+          if (++notEnough >= 3) { m.rec.soldOutSeenAt ??= performance.now(); return false; }
+          await wait(m, 3000 + random() * 3000);
           continue;
         }
+        seats = h?.status === 201 ? h.body.seats as string[] : [];
+      } else {
+        if (!view || conflicts >= 2) {
+          view = await readMap(m, showId, want, random);
+          conflicts = 0;
+          if (!view) {
+            // No map: try again later, backing off; a buyer who cannot see the map for long leaves.
+            if (++failedReads > m.opts.maxAttempts) return false;
+            await wait(m, 1000 * 2 ** Math.min(failedReads, 4) * (0.5 + random()));
+            continue;
+          }
       }
       if (view.ranked.length === 0) {
         // Nothing available: sold out, unless someone's hold may still lapse; look twice more at most.
@@ -124,11 +145,12 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
         await wait(m, 3000 + random() * 3000);
         continue;
       }
-      const seats = chooseSeats(view.ranked, want, random);
+      seats = chooseSeats(view.ranked, want, random);
       attempt++;
-      const h = await m.http.send('hold', 'POST', `/v1/shows/${showId}/holds`, { token: b.token, body: { seats }, headers: gate });
+      h = await m.http.send('hold', 'POST', `/v1/shows/${showId}/holds`, { token: b.token, body: { seats }, headers: gate });
       // Counted when answered, in the same second as its 409 (the 409 rate's denominator).
       m.rec.count('holdAttempts');
+      }
       if (!h) continue;
       if (h.status === 503 || h.status === 429) {
         // Shed: not a lost race; ask again when told, a bounded number of times.
@@ -137,7 +159,7 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
         await wait(m, h.retryAfter * 1000 * (1 + random()));
         continue;
       }
-      if (h.status === 409 && h.body?.code === 'SEAT_UNAVAILABLE') {
+      if (h.status === 409 && h.body?.code === 'SEAT_UNAVAILABLE' && view) {
         m.rec.count('conflicts');
         const taken = new Set<string>((h.body.taken as string[] | undefined) ?? seats);
         view.ranked = view.ranked.filter((s) => !taken.has(s.seat));

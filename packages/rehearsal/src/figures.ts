@@ -18,6 +18,12 @@ export interface Headline {
   bookingsPerSecond: number;
   peakHoldsPerSecond: number;
   conflictRate: number;
+  /** 409 rate of the buyers choosing seats on the map (SEAT_UNAVAILABLE ÷ their hold requests). */
+  chosenConflictRate: number;
+  /** 409 rate of best-available requests (NOT_ENOUGH_SEATS ÷ best-available requests), null without any. */
+  bestConflictRate: number | null;
+  /** The same until the last 2 % of the seats were sold or held (null when never reached or no such request). */
+  bestConflictRateTo98: number | null;
   shed: number;
   timeouts: number;
   waiting: Percentiles;
@@ -25,6 +31,9 @@ export interface Headline {
   bought: number;
   buyers: number;
 }
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+const rate = (part: number, whole: number) => (whole > 0 ? part / whole : null);
 
 export function headline(r: RunResult): Headline {
   const { opts, rec, samples } = r;
@@ -38,6 +47,9 @@ export function headline(r: RunResult): Headline {
   const holdsSeries = rec.series('holds', rec.seconds());
   const waits = new Float64Array(rec.fates.filter((f) => f.waitMs !== null).map((f) => f.waitMs! / 1000));
   const fates = rec.fates;
+  // The second the last 2 % began: seats booked or held (sampled from the show's stats) reached 98 %.
+  const at98 = samples.seats.find((s) => s.booked + s.held >= 0.98 * totalSeats);
+  const to98 = at98 ? Math.max(0, Math.floor(at98.t)) : null;
   return {
     totalSeats, sold, soldOutSeconds, sold95Seconds: samples.seats.find((s) => s.booked >= 0.95 * totalSeats)?.t ?? null,
     admissionBoundSeconds: opts.waitingRoom ? totalSeats / ((ceiling / 60) * seatsPerPurchase) : null,
@@ -46,6 +58,10 @@ export function headline(r: RunResult): Headline {
     bookingsPerSecond: rec.totals.bookings / window,
     peakHoldsPerSecond: Math.max(0, ...holdsSeries),
     conflictRate: rec.totals.holdAttempts ? rec.totals.conflicts / rec.totals.holdAttempts : 0,
+    chosenConflictRate: rate(rec.totals.conflicts - rec.totals.bestConflicts, rec.totals.holdAttempts - rec.totals.bestAttempts) ?? 0,
+    bestConflictRate: rate(rec.totals.bestConflicts, rec.totals.bestAttempts),
+    bestConflictRateTo98: to98 === null ? null
+      : rate(sum(rec.series('bestConflicts', rec.seconds()).slice(0, to98)), sum(rec.series('bestAttempts', rec.seconds()).slice(0, to98))),
     shed: rec.totals.shed,
     timeouts: rec.totals.timeouts,
     waiting: percentiles(waits),

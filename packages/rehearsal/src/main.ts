@@ -24,6 +24,8 @@ runBenchmark(async () => {
   say(`\n${r.opts.preset}: sold ${h.sold} of ${h.totalSeats} seats; ${h.soldOutSeconds === null ? 'did not sell out' : `sold out after ${h.soldOutSeconds.toFixed(1)} s`}` +
     `${h.sold95Seconds === null ? '' : `, 95 % after ${h.sold95Seconds.toFixed(1)} s`}` +
     `${h.admissionBoundSeconds === null ? '' : ` (admission-bound limit ${h.admissionBoundSeconds.toFixed(1)} s)`}`);
+  const pc = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)} %`);
+  say(`409 rate: chosen seats ${pc(h.chosenConflictRate)}, best available ${pc(h.bestConflictRate)} (until the last 2 % of seats ${pc(h.bestConflictRateTo98)})`);
   say(`holds/s ${h.holdsPerSecond.toFixed(1)}, bookings/s ${h.bookingsPerSecond.toFixed(1)}, 409 rate ${(100 * h.conflictRate).toFixed(1)} %, 503s ${h.shed}, timeouts ${h.timeouts}` +
     `${r.opts.waitingRoom ? `, wait p50/p90/p99 ${h.waiting.p50.toFixed(1)}/${h.waiting.p90.toFixed(1)}/${h.waiting.p99.toFixed(1)} s` : ''}, fairness ρ ${h.fairness === null ? '-' : h.fairness.toFixed(3)}`);
   for (const c of r.audit.checks) say(`  audit: ${c.name}: ${c.count}${c.examples.length ? ` (${c.examples.join('; ')})` : ''}`);

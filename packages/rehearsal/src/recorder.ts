@@ -5,7 +5,8 @@ import { Latencies } from './latencies.js';
 export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse', 'queue status'] as const;
 export type Step = (typeof STEPS)[number];
 
-export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
+/** holdAttempts and conflicts count both kinds of hold; bestAttempts and bestConflicts (NOT_ENOUGH_SEATS) the best-available ones among them. */
+export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'bestAttempts' | 'bestConflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
 
 export interface BuyerFate {
   /** Queue position (waiting room) or arrival rank (none): the order fairness is judged by. */
@@ -21,9 +22,9 @@ export class Recorder {
   /** [second][step] → latencies answered in that second. */
   private readonly perSecond: Map<Step, number[]>[] = [];
   private readonly counters: Record<Counter, number[]> = {
-    holdAttempts: [], holds: [], conflicts: [], shed: [], limited: [], timeouts: [], bookings: [], seatsSold: [], admitted: [], abandoned: [],
+    holdAttempts: [], holds: [], conflicts: [], bestAttempts: [], bestConflicts: [], shed: [], limited: [], timeouts: [], bookings: [], seatsSold: [], admitted: [], abandoned: [],
   };
-  readonly totals: Record<Counter, number> = { holdAttempts: 0, holds: 0, conflicts: 0, shed: 0, limited: 0, timeouts: 0, bookings: 0, seatsSold: 0, admitted: 0, abandoned: 0 };
+  readonly totals: Record<Counter, number> = { holdAttempts: 0, holds: 0, conflicts: 0, bestAttempts: 0, bestConflicts: 0, shed: 0, limited: 0, timeouts: 0, bookings: 0, seatsSold: 0, admitted: 0, abandoned: 0 };
   readonly fates: BuyerFate[] = [];
   readonly statuses = new Map<string, number>();
   /** Seats in the buyers' active holds right now, and buyers waiting in a queue. */

@@ -61,6 +61,8 @@ function headlineTable(r: RunResult, h: Headline): string[] {
     `| holds/s (mean over the selling window; peak second) | ${n1(h.holdsPerSecond)}; ${n0(h.peakHoldsPerSecond)} |`,
     `| bookings/s (confirmed, mean over the selling window) | ${n1(h.bookingsPerSecond)} |`,
     `| 409 rate (lost seat races ÷ hold requests, 503s and timeouts included) | ${pct(h.conflictRate)} (${n0(r.rec.totals.conflicts)} of ${n0(r.rec.totals.holdAttempts)}) |`,
+    `| 409 rate, seats chosen on the map (SEAT_UNAVAILABLE) | ${pct(h.chosenConflictRate)} (${n0(r.rec.totals.conflicts - r.rec.totals.bestConflicts)} of ${n0(r.rec.totals.holdAttempts - r.rec.totals.bestAttempts)}) |`,
+    `| 409 rate, best available (NOT_ENOUGH_SEATS; ${pct(o.bestAvailableRate)} of buyers ask for it) | ${h.bestConflictRate === null ? '-' : pct(h.bestConflictRate)} (${n0(r.rec.totals.bestConflicts)} of ${n0(r.rec.totals.bestAttempts)}); until the last 2 % of seats: ${h.bestConflictRateTo98 === null ? '-' : pct(h.bestConflictRateTo98)} |`,
     `| 503 count (shed, Retry-After honoured) | ${n0(h.shed)} |`,
     `| requests the buyers gave up on (timeouts) | ${n0(h.timeouts)} |`,
     `| waiting time, join → admission, p50 / p90 / p99 / max | ${o.waitingRoom ? `${n1(h.waiting.p50)} / ${n1(h.waiting.p90)} / ${n1(h.waiting.p99)} / ${n1(h.waiting.max)} s (${n0(h.waiting.count)} admitted)` : 'n/a (no waiting room)'} |`,

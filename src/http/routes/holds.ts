@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../domain/errors.js';
+import { notFound, validationFailed } from '../../domain/errors.js';
 import * as holds from '../../app/holds.js';
 import type { Context } from '../../app/context.js';
 import { requireUser } from '../auth.js';
@@ -26,23 +26,29 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
       return payload;
     },
     schema: {
-      tags: ['holds'], summary: 'Hold seats: all of them or none', security, params: IdParams, body: HoldInput, headers: AdmissionHeader,
+      tags: ['holds'], summary: 'Hold seats, chosen or best available: all of them or none', security, params: IdParams, body: HoldInput, headers: AdmissionHeader,
       description: 'Holds every requested seat for the caller until `expires_at` (now + the show\'s `hold_ttl_seconds`), or none of them. '
+        + 'With `best_available` instead of `seats`, the service chooses `count` adjacent seats in the same claim (409 `NOT_ENOUGH_SEATS` when none are left). '
         + 'Pay for the hold with `POST /v1/bookings`. When several checks fail, the first in this order answers: '
-        + '401 → 404 → 400 → 403 `SALE_NOT_OPEN`/`SALE_CLOSED` → 403 `QUEUE_REQUIRED` → 409 `SEAT_UNAVAILABLE` → 409 `LIMIT_EXCEEDED`.',
+        + '401 → 404 → 400 → 403 `SALE_NOT_OPEN`/`SALE_CLOSED` → 403 `QUEUE_REQUIRED` → 409 `SEAT_UNAVAILABLE` (or `NOT_ENOUGH_SEATS`) → 409 `LIMIT_EXCEEDED`.',
       response: {
-        201: { ...Hold, description: 'Every requested seat is held by the caller', examples: [holdExample] },
-        400: problemResponse('VALIDATION_FAILED: an empty list, duplicated or unknown seats, more seats than the per-user limit, a malformed body'),
+        201: { ...Hold, description: 'Every requested seat (or the chosen best seats) is held by the caller', examples: [holdExample] },
+        400: problemResponse('VALIDATION_FAILED: an empty list, duplicated or unknown seats, more seats than the per-user limit, an unknown section or tier, both `seats` and `best_available`, a malformed body'),
         ...userRefusals,
         403: problemResponse('SALE_NOT_OPEN before sale_opens_at; SALE_CLOSED once the show started; QUEUE_REQUIRED for a waiting-room show without a valid Admission-Token'),
         404: problemResponse('NOT_FOUND: no such show'),
-        409: problemResponse('SEAT_UNAVAILABLE (taken lists the seats held or booked; none was held by this request) or LIMIT_EXCEEDED (the per-user limit of the show)'),
+        409: problemResponse('SEAT_UNAVAILABLE (taken lists the seats held or booked; none was held by this request), NOT_ENOUGH_SEATS (best available: no adjacent seats match) or LIMIT_EXCEEDED (the per-user limit of the show)'),
         ...rateLimited,
         503: problemResponse('OVERLOADED: the purchase path is busy (with Retry-After); NOT_READY while this instance shuts down'),
       },
     },
   }, async (req, reply) => {
-    const result = await holds.holdSeats(ctx, req.principal!, req.params.id, req.body.seats, req.headers['admission-token']);
+    const body = req.body;
+    const best = 'best_available' in body ? body.best_available : null;
+    if (best && 'seats' in body) throw validationFailed('send either seats or best_available, not both', [{ path: '/best_available', message: 'not with seats' }]);
+    const result = best
+      ? await holds.holdBestSeats(ctx, req.principal!, req.params.id, best, req.headers['admission-token'])
+      : await holds.holdSeats(ctx, req.principal!, req.params.id, (body as { seats: string[] }).seats, req.headers['admission-token']);
     if ('refused' in result) return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
     return reply.code(201).send(result.hold);
   });

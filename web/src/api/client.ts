@@ -86,6 +86,9 @@ export const api = {
   // Holds and bookings
   hold: (showId: string, seats: string[], admission?: string | null) =>
     call<Hold>('POST', `/v1/shows/${encodeURIComponent(showId)}/holds`, { body: { seats }, headers: admissionHeader(admission) }),
+  /** Best available: the service chooses `count` adjacent seats and holds them. */
+  holdBest: (showId: string, best: { count: number; section?: string; max_price?: number }, admission?: string | null) =>
+    call<Hold>('POST', `/v1/shows/${encodeURIComponent(showId)}/holds`, { body: { best_available: best }, headers: admissionHeader(admission) }),
   getHold: (id: string) => call<Hold>('GET', `/v1/holds/${encodeURIComponent(id)}`),
   releaseHold: (id: string) => call<void>('DELETE', `/v1/holds/${encodeURIComponent(id)}`),
   book: (holdId: string, paymentMethod: string, idempotencyKey: string, admission?: string | null) =>

@@ -13,6 +13,7 @@ import { SeatMap } from '../components/seatmap/SeatMap';
 import { SeatLegend } from '../components/seatmap/SeatLegend';
 import { VenuePlan } from '../components/seatmap/VenuePlan';
 import { SelectionPanel } from '../components/seatmap/SelectionPanel';
+import { BestAvailable, type BestAvailableRequest } from '../components/seatmap/BestAvailable';
 import { ShowHeader } from '../components/seatmap/ShowHeader';
 import { ChoiceNotices } from '../components/seatmap/ChoiceNotices';
 import { shortSeatName, whyUnavailable } from '../components/seatmap/seatNames';
@@ -40,6 +41,7 @@ export function ShowPage() {
   const [error, setError] = useState('');
   const [holding, setHolding] = useState(false);
   const [holds, setHolds] = useState<Hold[]>([]);
+  const [bestHeld, setBestHeld] = useState<Hold | null>(null);
   const selection = useSeatSelection(id);
   const here = `/shows/${encodeURIComponent(id)}`;
 
@@ -162,6 +164,32 @@ export function ShowPage() {
     }
   };
 
+  // Best available: the hold is made at once; its seats show on the map as the buyer's
+  // (in a stadium, on the section they are in), with the way to checkout.
+  const holdBest = async (request: BestAvailableRequest) => {
+    const back = section ? `${here}?section=${encodeURIComponent(section)}` : here;
+    if (!signedIn) return route(`/signin?next=${encodeURIComponent(back)}`);
+    setHolding(true);
+    say('Finding the best seats together…', false);
+    try {
+      const h = await api.holdBest(show.id, request, waitingRoom.admission(show.id));
+      myHolds.remember(h);
+      setHolds((all) => [...all.filter((x) => x.hold_id !== h.hold_id), h]);
+      setBestHeld(h);
+      live.override(h.seats, 'held');
+      say(`Held for you: ${seatList(h.seats)}.`, false);
+      const there = /^(.+)-[A-Za-z]+\d+$/.exec(h.seats[0] ?? '')?.[1] ?? null;
+      if (sections?.length && there && there !== section) route(`${here}?section=${encodeURIComponent(there)}`);
+    } catch (err) {
+      const refusal = holdRefusal(err, show, 0, seatLabel, back);
+      if (refusal.forgetAdmission) waitingRoom.forget(show.id);
+      say(refusal.message, true);
+      if (refusal.goTo) route(refusal.goTo);
+    } finally {
+      setHolding(false);
+    }
+  };
+
   const tiers = Object.entries(show.price_tiers).map(([tier, price]) => ({ tier, price, index: tierIndex(tier) }));
   const sectionHref = (s: string) => `${here}?section=${encodeURIComponent(s)}`;
   const chooseSection = (s: string | null) => {
@@ -217,15 +245,28 @@ export function ShowPage() {
           {opensAt
             ? <SaleCountdown opensAt={opensAt} />
             : (
-              <SelectionPanel
-                seats={selection.seats}
-                currency={show.currency}
-                limit={show.per_user_limit}
-                signedIn={signedIn}
-                holding={holding}
-                onRemove={(seatId) => selection.remove([seatId])}
-                onHold={hold}
-              />
+              <div class="show-aside">
+                <SelectionPanel
+                  seats={selection.seats}
+                  currency={show.currency}
+                  limit={show.per_user_limit}
+                  signedIn={signedIn}
+                  holding={holding}
+                  onRemove={(seatId) => selection.remove([seatId])}
+                  onHold={hold}
+                />
+                <BestAvailable
+                  limit={show.per_user_limit}
+                  currency={show.currency}
+                  prices={[...new Set(Object.values(show.price_tiers))].sort((a, b) => a - b)}
+                  sections={sections ?? []}
+                  section={section}
+                  signedIn={signedIn}
+                  busy={holding}
+                  held={bestHeld}
+                  onAsk={(r) => void holdBest(r)}
+                />
+              </div>
             )}
         </div>
       )}
