@@ -61,7 +61,7 @@ export interface ClaimResult {
 /**
  * claim: available, or held past its expiry → held, and the hold created `active`. One
  * round trip that takes every seat or none; the statement is the SQL function
- * claim_seats (latest definition migrations/0009_claim_without_admission.sql).
+ * claim_seats (latest definition migrations/0022_show_cancellation.sql).
  */
 export async function claimSeats(
   db: Queryable,
