@@ -5,26 +5,22 @@
 // every active hold; from its commit on, claims, entries into payment and
 // confirmations refuse the show. The catalog then marks the show cancelled. The
 // worker (runCancellations, every inventory database) cancels the confirmed bookings
-// a batch per transaction — seats freed, tickets void, one refund each through the
-// outbox — and a payment still in flight is refunded when it succeeds
-// (applyPaymentOutcome). Every step is re-entrant: a crash anywhere leaves work the
+// a batch per transaction, two statements however large the batch (tickets void,
+// one refund each through the outbox, seats freed), and a payment still in flight
+// is refunded when it succeeds (applyPaymentOutcome). Every step is re-entrant: a crash anywhere leaves work the
 // next pass (or a repeated request) finishes, and the refund is once per booking
 // (refunds.booking_id is unique).
 import { DomainError, notFound } from '../domain/errors.js';
-import { mustHaveMoved } from '../domain/states.js';
-import * as bookings from '../db/bookings.js';
+import { newId } from '../domain/ids.js';
 import * as cancellations from '../db/showCancellations.js';
 import type { CancellationProgress } from '../db/showCancellations.js';
-import { deleteShowHolds, deleteShowSeats, freeBookedSeats, releaseShowHolds } from '../db/seatTransitions.js';
-import { findAttemptByBooking } from '../db/payments.js';
-import { voidTickets } from '../db/tickets.js';
+import { deleteShowHolds, deleteShowSeats, freeSeatsOfBookings, releaseShowHolds } from '../db/seatTransitions.js';
 import * as shows from '../db/shows.js';
-import type { Database, Queryable } from '../db/client.js';
-import { about, refundBooking } from './bookings.js';
+import type { Database } from '../db/client.js';
 import type { Context } from './context.js';
 
 /** Bookings cancelled per transaction: short transactions, and a crash loses at most one batch's work (it is redone). */
-const BATCH = 100;
+const BATCH = 500;
 /** Batches per show per pass, so that one stadium does not hold up another show's cancellation for long. */
 const BATCHES_PER_PASS = 20;
 const SHOWS_PER_PASS = 20;
@@ -112,37 +108,26 @@ export async function deleteShow(ctx: Context, showId: string): Promise<void> {
   ctx.log.info({ event: 'show.deleted', show_id: showId }, 'show deleted: nothing was ever booked for it');
 }
 
-/** One booking cancelled by the organiser, inside the batch's transaction (its row is locked): seats freed, tickets void, the refund written once. */
-async function cancelOneBooking(tx: Queryable, bookingId: string): Promise<bookings.BookingRow | null> {
-  const b = await bookings.lockBooking(tx, bookingId);
-  if (!b || b.status !== 'confirmed') return null;
-  const attempt = await findAttemptByBooking(tx, b.booking_id);
-  mustHaveMoved(await bookings.cancelByOrganiser(tx, b.booking_id), `booking ${b.booking_id} confirmed → cancelled`);
-  await cancellations.markCancelledByOrganiser(tx, b.booking_id);
-  await freeBookedSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
-  await voidTickets(tx, b.booking_id);
-  await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');
-  return b;
-}
-
 /** One pass over one cancelled show: a few batches of bookings, holds a declined payment gave back released, completion when nothing is left. */
 async function workOnShow(ctx: Context, db: Database, c: cancellations.CancellationRow): Promise<number> {
   // The catalog's mark, made again in case the request that cancelled died before making it.
   await shows.markShowCancelled(ctx.db, c.show_id, c.reason);
   let cancelled = 0;
   for (let i = 0; i < BATCHES_PER_PASS; i++) {
-    const done = await db.transaction(async (tx) => {
-      const ids = await cancellations.lockConfirmedBookings(tx, c.show_id, BATCH);
-      const out: bookings.BookingRow[] = [];
-      for (const id of ids) {
-        const b = await cancelOneBooking(tx, id);
-        if (b) out.push(b);
+    // A batch: the bookings cancelled with their tickets void and refunds queued, then their seats freed; all or nothing.
+    const batch = await db.transaction(async (tx) => {
+      const done = await cancellations.cancelBookingsForOrganiser(tx, c.show_id, Array.from({ length: BATCH }, () => newId('rfd')));
+      if (done.length > 0) {
+        await freeSeatsOfBookings(tx, c.show_id, { holdIds: done.map((b) => b.hold_id), bookingIds: done.map((b) => b.booking_id) });
       }
-      return { locked: ids.length, out };
+      return done;
     });
-    cancelled += done.out.length;
-    for (const b of done.out) ctx.log.info({ event: 'booking.cancelled', ...about(b), cancelled_by: 'organiser', refund_amount: Number(b.amount) }, 'booking cancelled: its show was cancelled; the refund is on its way');
-    if (done.locked < BATCH) break;
+    cancelled += batch.length;
+    if (batch.length > 0) {
+      ctx.log.info({ event: 'show.bookings_cancelled', show_id: c.show_id, bookings: batch.length, amount: batch.reduce((sum, b) => sum + b.amount, 0) },
+        'bookings cancelled by the organiser; their refunds are on their way');
+    }
+    if (batch.length < BATCH) break;
   }
   await releaseShowHolds(db, c.show_id);
   if (await cancellations.completeIfDone(db, c.show_id)) {

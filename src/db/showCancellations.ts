@@ -3,6 +3,7 @@
 // of confirmed bookings to cancel and refund, and the progress an operator reads.
 // The catalog's side (the show's status, public listings) is src/db/shows.ts.
 import type { Queryable } from './client.js';
+import { BOOKING_MOVES } from '../domain/states.js';
 
 /**
  * The lock that orders a show's cancellation (or deletion) after every claim already
@@ -47,15 +48,42 @@ export async function openCancellations(db: Queryable, limit: number): Promise<C
 }
 
 /**
- * Locks up to `limit` confirmed bookings of the show, skipping those another worker
- * has locked, so that any number of workers share a stadium's refunds.
+ * Cancels up to `refundIds.length` confirmed bookings of the show for the organiser,
+ * in one statement: the bookings are taken `for update skip locked` (any number of
+ * workers share a stadium's bookings without waiting on each other), each becomes
+ * `cancelled` by the organiser, its tickets void, and one refund of its full amount
+ * is written with its outbox row (a booking's refund exists at most once:
+ * refunds.booking_id is unique). The caller frees the seats in the same transaction
+ * (freeSeatsOfBookings). Returns the bookings cancelled.
  */
-export async function lockConfirmedBookings(tx: Queryable, showId: string, limit: number): Promise<string[]> {
-  const r = await tx.query<{ id: string }>(
-    `select id from bookings where show_id = $1 and status = 'confirmed' order by id limit $2 for update skip locked`,
-    [showId, limit],
+export async function cancelBookingsForOrganiser(
+  tx: Queryable, showId: string, refundIds: readonly string[],
+): Promise<{ booking_id: string; hold_id: string; amount: number }[]> {
+  const r = await tx.query<{ booking_id: string; hold_id: string; amount: string }>(
+    `with picked as (
+       select id from bookings where show_id = $1 and status = 'confirmed' order by id limit cardinality($2::text[])
+          for update skip locked
+     ), cancelled as (
+       update bookings b set status = '${BOOKING_MOVES.organiserCancel.to}', cancelled_by = 'organiser', updated_at = now()
+         from picked where b.id = picked.id and b.status = 'confirmed'
+       returning b.id, b.hold_id, b.amount, b.currency
+     ), numbered as (
+       select c.*, row_number() over (order by c.id) as n from cancelled c
+     ), refunded as (
+       insert into refunds (id, booking_id, payment_intent, amount, currency, reason, status)
+       select ($2::text[])[n.n], n.id, a.provider_payment_id, n.amount, n.currency, 'cancellation', 'pending'
+         from numbered n join payment_attempts a on a.booking_id = n.id
+       on conflict (booking_id) do nothing
+       returning id
+     ), queued as (
+       insert into outbox (topic, payload) select 'refund.create', jsonb_build_object('refund_id', id) from refunded
+     ), voided as (
+       update tickets set status = 'void' where booking_id in (select id from cancelled)
+     )
+     select id as booking_id, hold_id, amount from cancelled`,
+    [showId, refundIds],
   );
-  return r.rows.map((b) => b.id);
+  return r.rows.map((b) => ({ ...b, amount: Number(b.amount) }));
 }
 
 /** Sets who cancelled a booking the caller has just moved to `cancelled`. */

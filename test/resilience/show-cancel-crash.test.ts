@@ -148,7 +148,7 @@ describe('resilience: a cancelled show refunds every booking once through two SI
     expect((await http.post(`/v1/shows/${showId}/holds`, { seats: [seats[seats.length - 1]!] }, buyers[0]!.token)).body.code).toBe('SHOW_CANCELLED');
     t0 = Date.now();
     const kills: Record<string, number>[] = [];
-    for (const when of [(f: Record<string, number>) => f.cancelled! >= 50, (f: Record<string, number>) => f.refunds_done! >= BOOKINGS / 4]) {
+    for (const when of [(f: Record<string, number>) => f.cancelled! > 0, (f: Record<string, number>) => f.refunds_done! >= BOOKINGS / 4]) {
       for (;;) {
         const f = await figures();
         if (when(f)) break;
@@ -161,16 +161,17 @@ describe('resilience: a cancelled show refunds every booking once through two SI
     say(`killed at: ${JSON.stringify(kills)}`);
     await Promise.all(inFlight);
 
-    // ---- the restarted service finishes by itself.
+    // ---- the restarted service finishes by itself: every booking cancelled, then every refund sent.
+    const readProgress = async () => (await http.get(`/v1/admin/shows/${showId}/cancellation`, adminToken)).body;
+    let progress = await readProgress();
+    for (const end = Date.now() + SETTLE_MS; !progress.completed && Date.now() < end; await sleep(250)) progress = await readProgress();
+    const completedMs = Date.now() - t0;
     const settle = await waitSettled(pool, SETTLE_MS, async () => {
       const s = sim.ctx.webhooks.stats();
       return s.waiting === 0 && s.in_flight === 0;
     }, say);
-    let progress = (await http.get(`/v1/admin/shows/${showId}/cancellation`, adminToken)).body;
-    for (const end = Date.now() + 30_000; !progress.completed && Date.now() < end; await sleep(200)) {
-      progress = (await http.get(`/v1/admin/shows/${showId}/cancellation`, adminToken)).body;
-    }
-    say(`${settle.settled ? 'settled' : 'NOT settled'} after ${settle.ms} ms; progress ${JSON.stringify(progress)}`);
+    progress = await readProgress();
+    say(`cancellation completed ${completedMs} ms after the cancel; ${settle.settled ? 'settled' : 'NOT settled'} ${settle.ms} ms later; progress ${JSON.stringify(progress)}`);
 
     // ---- the books. Every booking paid for is cancelled by the organiser; nothing confirmed or pending.
     const rows = (await pool.query<{ id: string; status: string; cancelled_by: string | null; amount: string; refund_status: string | null; provider_payment_id: string | null }>(
