@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { Agent } from 'undici';
 import { createTestDatabase, endPool, type TestDatabase } from '../support/database.js';
 import { HttpClient, type HttpAnswer } from '../support/http.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
@@ -59,6 +60,7 @@ describe('resilience: a cancelled show refunds every booking once through two SI
   let sim: Simulator;
   let service: ChildService;
   let http: HttpClient;
+  let agent: Agent;
   let adminToken: string;
   let showId: string;
   let seats: string[];
@@ -77,7 +79,8 @@ describe('resilience: a cancelled show refunds every booking once through two SI
       ...payThroughBank(simPort), SEATMAP_CACHE_MS: '0', LOG_LEVEL: 'warn',
     }, path.join(tmpdir(), `boxoffice-cancel-crash-${process.pid}.log`));
     await service.start();
-    http = new HttpClient(service.baseUrl);
+    agent = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 1000 });
+    http = new HttpClient(service.baseUrl, agent);
     const session = await http.post('/v1/sessions', ADMIN);
     if (session.status !== 200) throw new Error(`admin sign-in failed: ${session.status} ${session.text}`);
     adminToken = session.body.token as string;
@@ -91,6 +94,7 @@ describe('resilience: a cancelled show refunds every booking once through two SI
 
   afterAll(async () => {
     await service?.stop().catch(() => {});
+    await agent?.close().catch(() => {});
     await sim?.close().catch(() => {});
     if (pool) await endPool(pool).catch(() => {});
     await db?.drop().catch(() => {});
@@ -118,7 +122,12 @@ describe('resilience: a cancelled show refunds every booking once through two SI
       const buyer = buyers[i % BUYERS]!;
       const holdId = await hold(seats[i]!, buyer);
       const r = await settled(`booking ${i}`, () => pay(holdId, buyer, 'pm_card_visa', `cc-${i}`), 201);
-      if (r.body.status !== 'confirmed') throw new Error(`booking ${i}: ${r.body.status}`);
+      // A busy machine may answer before the provider did: the booking is pending until its outcome arrives.
+      for (let status = r.body.status as string, tries = 0; status !== 'confirmed'; tries++) {
+        if (status !== 'pending' || tries > 100) throw new Error(`booking ${i}: ${status}`);
+        await sleep(200);
+        status = (await settled(`booking ${i}`, () => http.get(`/v1/bookings/${r.body.booking_id}`, buyer.token), 200)).body.status;
+      }
       return r.body.booking_id as string;
     }));
     say(`${confirmed.length} confirmed bookings in ${Date.now() - t0} ms`);
@@ -144,7 +153,8 @@ describe('resilience: a cancelled show refunds every booking once through two SI
     // ---- the cancellation, and two SIGKILLs while it works.
     const cancel = await settled('cancel', () => http.post(`/v1/admin/shows/${showId}/cancel`, { reason: 'storm warning' }, adminToken), 202);
     say(`cancelled: ${JSON.stringify(cancel.body)}; payments in flight: ${await paying()}`);
-    expect(cancel.body.bookings_to_refund).toBe(BOOKINGS);
+    // The confirmed ones, and any payment in flight that succeeded before the cancellation committed.
+    expect(cancel.body.bookings_to_refund).toBeGreaterThanOrEqual(BOOKINGS);
     expect((await http.post(`/v1/shows/${showId}/holds`, { seats: [seats[seats.length - 1]!] }, buyers[0]!.token)).body.code).toBe('SHOW_CANCELLED');
     t0 = Date.now();
     const kills: Record<string, number>[] = [];

@@ -7,6 +7,7 @@ import { api, ApiError } from '../api/client';
 import type { QueueAdminView, Show, ShowStats } from '../api/types';
 import { dateTime } from '../format';
 import { QueueControls } from './QueueControls';
+import { CancelShow } from './CancelShow';
 import { TimeChart } from './TimeChart';
 import { usePolling } from './usePolling';
 
@@ -122,6 +123,7 @@ export function ShowDashboard() {
       </div>
 
       {show.waiting_room && <QueueControls showId={showId} view={queue} onChange={setQueue} />}
+      <CancelShow show={show} />
     </section>
   );
 }
