@@ -112,6 +112,16 @@ describe('cancelling a show', () => {
     expect(refunded).toBe(charged);
   });
 
+  it('a waiting-room show cancelled: joining its queue and holding answer 409 SHOW_CANCELLED', async () => {
+    const { showId, seats } = await createShow(t, { rows: 1, seatsPerRow: 4, waiting_room: true });
+    const joined = await t.http.post(`/v1/shows/${showId}/queue`, {}, alice.token);
+    expectStatus(joined, 201);
+    expectStatus(await cancelShow(showId), 202);
+    expectProblem(await t.http.post(`/v1/shows/${showId}/queue`, {}, bob.token), 409, 'SHOW_CANCELLED');
+    // Refused before the gate: no admission token is asked of a show that sells nothing.
+    expectProblem(await t.http.post(`/v1/shows/${showId}/holds`, { seats: [seats[0]!] }, bob.token), 409, 'SHOW_CANCELLED');
+  });
+
   it('only an admin cancels; an unknown show is 404; a show not cancelled has no cancellation', async () => {
     const { showId } = await createShow(t, { rows: 1, seatsPerRow: 4 });
     expectProblem(await cancelShow(showId, 'x', alice.token), 403, 'FORBIDDEN');
