@@ -20,6 +20,7 @@ import * as payments from '../db/payments.js';
 import { enqueue } from '../db/outbox.js';
 import { voidTickets } from '../db/tickets.js';
 import { holdNeedsAdmission } from '../db/waitingRoom.js';
+import { isCancelled, markCancelledByOrganiser } from '../db/showCancellations.js';
 import type { ChargeOutcome } from '../payments/provider.js';
 import type { Principal } from '../auth/tokens.js';
 import { currentRole } from './accounts.js';
@@ -36,6 +37,8 @@ export interface BookingView {
   status: BookingStatus;
   created_at: string;
   refund?: { status: RefundStatus; amount: number };
+  /** Who cancelled it; only on a cancelled booking. */
+  cancelled_by?: 'buyer' | 'organiser';
   /** Why the payment failed; only on a failed booking. */
   failure?: { code: string; message: string };
 }
@@ -51,6 +54,7 @@ export function bookingView(b: bookings.BookingRow): BookingView {
     status: b.status,
     created_at: b.created_at.toISOString(),
     ...(b.refund_status ? { refund: { status: b.refund_status, amount: b.refund_amount! } } : {}),
+    ...(b.status === 'cancelled' ? { cancelled_by: b.cancelled_by ?? 'buyer' } : {}),
     ...(b.status === 'failed' && b.failure_code ? { failure: { code: b.failure_code, message: b.failure_message ?? '' } } : {}),
   };
 }
@@ -208,7 +212,11 @@ async function pay(
 /** Why a hold could not enter payment: its show needs an admission (403), it never existed (404), or it is not the caller's active hold (409). */
 async function notPayable(db: Database, buyer: Principal, holdId: string, admittedShowId: string | null): Promise<DomainError> {
   if (await holdNeedsAdmission(db, holdId, buyer.userId, admittedShowId)) return new DomainError(QUEUE_REQUIRED.code, QUEUE_REQUIRED.message);
-  if (!(await findHold(db, holdId))) return notFound('hold');
+  const hold = await findHold(db, holdId);
+  if (!hold) return notFound('hold');
+  if (hold.user_id === buyer.userId && (await isCancelled(db, hold.show_id))) {
+    return new DomainError('SHOW_CANCELLED', 'this show has been cancelled: nothing more is sold for it; nothing was charged');
+  }
   return new DomainError('HOLD_EXPIRED', 'the hold is expired, released or not your active hold, or its show has started; nothing was charged');
 }
 
@@ -280,6 +288,15 @@ export async function applyPaymentOutcome(
       }
       if (booking.status === 'confirmed' || booking.status === 'cancelled') return; // this very payment, seen again
     }
+    // Money was taken for a show cancelled meanwhile (confirmPayment refused it): the
+    // booking is cancelled by the organiser and refunded in full.
+    if (booking.status === 'pending' && await isCancelled(tx, booking.show_id)) {
+      mustHaveMoved(await bookings.cancelByOrganiser(tx, booking.booking_id), `booking ${booking.booking_id} pending → cancelled`);
+      await markCancelledByOrganiser(tx, booking.booking_id);
+      await refundBooking(tx, booking, outcome.paymentIntentId, 'cancellation');
+      decided.event = { event: 'booking.cancelled', ...about(booking), cancelled_by: 'organiser', payment_intent: outcome.paymentIntentId, msg: 'booking paid after its show was cancelled: cancelled and refunded' };
+      return;
+    }
     // Money was taken for seats the booking does not have: refund it.
     // Already refunded: this very payment seen again; the refund below is written once anyway.
     if (booking.status !== 'refunded') {
@@ -305,7 +322,7 @@ export function about(b: { booking_id: string; show_id: string; hold_id: string;
 }
 
 /** Writes the booking's one refund and its outbox row; a second call for the same booking does nothing. */
-async function refundBooking(
+export async function refundBooking(
   tx: Parameters<typeof enqueue>[0],
   booking: { booking_id: string; show_id: string; amount: number; currency: string },
   paymentIntentId: string,

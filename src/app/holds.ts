@@ -49,6 +49,11 @@ export async function holdSeats(
       throw err;
     }
     const rule = await ctx.showRules.get(showId);
+    // Known cancelled here already: refused before the gate (the claim refuses it too, and decides the race).
+    if (rule?.cancelled) {
+      result = 'show_cancelled';
+      return { refused: refusal('show_cancelled') };
+    }
     if (rule?.waitingRoom) {
       const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
       const refused = holdGate(rule, ctx.showRules.dbNow(), seats.length, admission, showId);

@@ -21,7 +21,7 @@ const IDLE_MS = 60_000;
 function toRule(r: ShowRuleRow): ShowRule {
   return {
     waitingRoom: r.waiting_room, saleOpensAtMs: r.sale_opens_at.getTime(), startsAtMs: r.starts_at.getTime(),
-    perUserLimit: r.per_user_limit, holdTtlSeconds: r.hold_ttl_seconds,
+    perUserLimit: r.per_user_limit, holdTtlSeconds: r.hold_ttl_seconds, cancelled: r.cancelled,
   };
 }
 

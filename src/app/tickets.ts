@@ -64,7 +64,7 @@ export async function ticketQr(ctx: Context, ticketId: string, access: { key?: s
   const allowed = t && ((access.key && sameSecret(access.key, t.qr_key)) || access.caller?.userId === t.user_id);
   if (!t || !allowed) throw notFound('ticket');
   // A cancelled booking's seat may be sold again: its old image must not get anyone to the gate.
-  if (t.status === 'void') throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking');
+  if (t.status === 'void' || t.show_cancelled) throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking or show');
   return format === 'svg'
     ? QRCode.toString(t.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
     : QRCode.toBuffer(t.code, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 });
@@ -80,6 +80,6 @@ export async function checkIn(ctx: Context, code: string) {
   if (at) return { ticket_id: claims.ticketId, show_id: claims.showId, seat: claims.seat, checked_in_at: at.toISOString() };
   const t = await tickets.findTicket(db, claims.ticketId);
   if (!t) throw new DomainError('TICKET_INVALID', 'no such ticket');
-  if (t.status === 'void') throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking');
+  if (t.status === 'void' || t.show_cancelled) throw new DomainError('TICKET_VOID', 'this ticket belongs to a cancelled booking or show');
   throw new DomainError('ALREADY_CHECKED_IN', 'this ticket has already been checked in', { checked_in_at: t.checked_in_at!.toISOString() });
 }

@@ -95,6 +95,7 @@ async function firstAsk(ctx: Context, rule: ShowRule, showId: string, position: 
 /** Joins the show's queue: one place per account; asking again answers the same place, unless it lapsed (then a new one at the back). */
 export async function joinQueue(ctx: Context, user: Principal, showId: string): Promise<{ queue_token: string; position: number | null; pre_queue: boolean; retry_after_seconds: number }> {
   const rule = await roomRule(ctx, showId, true);
+  if (rule.cancelled) throw new DomainError('SHOW_CANCELLED', 'this show has been cancelled: its queue takes nobody');
   if (ctx.showRules.dbNow() >= rule.startsAtMs) throw new DomainError('SALE_CLOSED', 'the sale for this show has closed');
   const seed = randomBytes(16).toString('hex');
   try {

@@ -21,11 +21,13 @@ export interface BookingRow {
   /** Why its payment failed, as recorded with the payment attempt. */
   failure_code: string | null;
   failure_message: string | null;
+  /** Who cancelled a cancelled booking (null: its buyer, before this was recorded, or not cancelled). */
+  cancelled_by?: 'buyer' | 'organiser' | null;
 }
 
 const BOOKING = `
   select b.id as booking_id, b.hold_id, b.user_id, b.show_id, h.seats, b.amount, b.currency, b.status, b.created_at,
-         r.status as refund_status, r.amount as refund_amount, a.failure_code, a.failure_message
+         r.status as refund_status, r.amount as refund_amount, a.failure_code, a.failure_message, b.cancelled_by
     from bookings b
     join holds h on h.id = b.hold_id
     left join refunds r on r.booking_id = b.id
@@ -65,6 +67,8 @@ export const failBooking = (tx: Queryable, bookingId: string) => moveBooking(tx,
 export const markBookingRefunded = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'refund');
 /** confirmed → cancelled. */
 export const cancelBooking = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'cancel');
+/** confirmed | pending → cancelled: the show was cancelled (the caller records who, src/db/showCancellations.ts). */
+export const cancelByOrganiser = (tx: Queryable, bookingId: string) => moveBooking(tx, bookingId, 'organiserCancel');
 
 /**
  * Locks the booking's tickets in ticket id order, so that a check-in arriving

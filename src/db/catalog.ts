@@ -135,7 +135,7 @@ export async function searchUpcomingEvents(db: Queryable, q: EventSearch, typos:
        join shows s on s.event_id = e.id
        join halls h on h.id = s.hall_id
        join venues v on v.id = h.venue_id
-      where s.starts_at > (select bo_now())
+      where s.starts_at > (select bo_now()) and s.cancelled_at is null
         and ($1::text is null or lower(v.city) = lower($1))
         and bo_title_matches(e.title, $2::text, $5)
         and ($3::date is null or (s.starts_at at time zone v.timezone)::date = $3::date)

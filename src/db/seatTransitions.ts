@@ -79,7 +79,7 @@ export interface ClaimResult {
 /**
  * claim: available, or held past its expiry → held, and the hold created `active`. One
  * round trip that takes every seat or none; the statement is the SQL function
- * claim_seats (latest definition migrations/0009_claim_without_admission.sql). "moved"
+ * claim_seats (latest definition migrations/0022_show_cancellation.sql). "moved"
  * when the seats were gone because the show's inventory moved to another database.
  */
 export async function claimSeats(
@@ -190,7 +190,7 @@ export interface Entry {
  * first attempt), its seats `paying` (in seat order), and a pending booking with one
  * payment attempt is recorded — all before the provider is called. Payable: the
  * caller's active hold, unexpired, whose show has not started (a seat for a show
- * already running is not sold) and, for a show that sells through a waiting room,
+ * already running is not sold) nor been cancelled and, for a show that sells through a waiting room,
  * `admittedShowId` (the show of the caller's verified admission token) is that show.
  * `holdId` null (a body that is not valid) claims the key only. A hold whose seats are
  * not all its own (it cannot happen to an unexpired hold) aborts the statement with
@@ -210,6 +210,7 @@ export async function enterPayment(
        select h.id from holds h join shows s on s.id = h.show_id
         where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
           and s.starts_at > bo_now() and (not s.waiting_room or s.id = $3)
+          and not exists (select 1 from show_cancellations c where c.show_id = h.show_id)
           for update of h
      ), claim as (
        insert into idempotency_keys (user_id, key, fingerprint, state, lease_until, booking_id)
@@ -269,7 +270,8 @@ export async function enterPayment(
  * all or nothing. The booking row is locked first (the order every source of an
  * outcome takes: request, webhook and reconciler queue on it); then the hold's paying
  * seats, in seat order. Only when the booking was pending, its hold paying and every
- * one of the booking's `seatCount` seats still the hold's: the seats become booked and
+ * one of the booking's `seatCount` seats still the hold's, and its show not cancelled
+ * (a payment that succeeds after the cancellation is refunded): the seats become booked and
  * are recorded sold, the attempt records the provider's word, the booking and the hold
  * are confirmed, the tickets queued, and `answer` (the booking request's) stored under
  * its key. Otherwise it changes nothing and says so (false): the caller decides under
@@ -288,7 +290,8 @@ export async function confirmPayment(
       where: 's.show_id = $3 and s.hold_id = (select hold_id from locked)',
       set: `booking_id = $1, hold_expires_at = null, version = nextval('seat_version_seq')`,
       when: `(select count(*) from mine) = $6::int
-             and exists (select 1 from holds where id = $2 and ${statusIn(HOLD_MOVES.confirm.from)})`,
+             and exists (select 1 from holds where id = $2 and ${statusIn(HOLD_MOVES.confirm.from)})
+             and not exists (select 1 from show_cancellations where show_id = $3)`,
     })}, attempt as (
        update payment_attempts set status = 'succeeded', provider_payment_id = coalesce($5, provider_payment_id), resolved_at = now(),
               failure_code = null, failure_message = null
@@ -379,4 +382,58 @@ export async function freeBookedSeats(tx: Queryable, b: { showId: string; holdId
     [b.showId, b.holdId, b.bookingId],
   );
   return r.rows[0]!.seats;
+}
+
+/**
+ * release, for a whole show (its cancellation, and each pass of the cancellation
+ * worker: a payment declined after it puts its hold back to active): every active
+ * hold of the show becomes `released` and its held seats available, in one
+ * statement. Returns the holds released.
+ */
+export async function releaseShowHolds(db: Queryable, showId: string): Promise<number> {
+  const r = await db.query<{ holds: number }>(
+    `${seatMove({
+      move: 'release',
+      before: `hold as (
+       update holds set status = '${HOLD_MOVES.release.to}'
+        where show_id = $1 and ${statusIn(HOLD_MOVES.release.from)}
+       returning id
+     )`,
+      where: 's.show_id = $1 and s.hold_id in (select id from hold)',
+      set: FREE,
+    })}
+     select (select count(*) from hold)::int as holds`,
+    [showId],
+  );
+  return r.rows[0]!.holds;
+}
+
+/** Deleting a show nothing was booked for (src/app/showCancellation.ts deleteShow): its holds. */
+export async function deleteShowHolds(tx: Queryable, showId: string): Promise<number> {
+  return (await tx.query('delete from holds where show_id = $1', [showId])).rowCount;
+}
+
+/** Deleting a show nothing was booked for: its seat rows. */
+export async function deleteShowSeats(tx: Queryable, showId: string): Promise<number> {
+  return (await tx.query('delete from show_seats where show_id = $1', [showId])).rowCount;
+}
+
+/**
+ * free, for a batch of bookings cancelled together (a show's cancellation, under the
+ * bookings' row locks): their booked seats become available and are recorded unsold,
+ * in one statement, found through the holds' index. Returns the seats freed.
+ */
+export async function freeSeatsOfBookings(tx: Queryable, showId: string, b: { holdIds: readonly string[]; bookingIds: readonly string[] }): Promise<number> {
+  const r = await tx.query<{ freed: number }>(
+    `${seatMove({
+      move: 'free',
+      where: `s.show_id = $1 and s.hold_id = any($2::text[]) and s.booking_id = any($3::text[]) and s.status = 'booked'`,
+      set: `${FREE}, booking_id = null`,
+    })}, unsold as (
+       update booking_seats set sold = false where booking_id = any($3::text[])
+     )
+     select count(*)::int as freed from moved`,
+    [showId, b.holdIds, b.bookingIds],
+  );
+  return r.rows[0]!.freed;
 }

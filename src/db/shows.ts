@@ -32,6 +32,7 @@ export interface ShowView {
   cancel_until_minutes_before: number;
   waiting_room: boolean;
   expected_demand: number;
+  status: 'on_sale' | 'cancelled';
 }
 
 const SHOW_COLUMNS = `
@@ -40,7 +41,8 @@ const SHOW_COLUMNS = `
          json_build_object('id', v.id, 'name', v.name, 'city', v.city, 'timezone', v.timezone) as venue,
          json_build_object('id', h.id, 'name', h.name) as hall,
          s.starts_at, s.sale_opens_at, s.currency, s.price_tiers, s.hold_ttl_seconds,
-         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand`;
+         s.per_user_limit, s.cancel_until_minutes_before, s.waiting_room, s.expected_demand,
+         case when s.cancelled_at is null then 'on_sale' else 'cancelled' end as status`;
 const SHOW_FROM = `
     from shows s
     join events e on e.id = s.event_id
@@ -151,6 +153,8 @@ export async function searchShows(db: Queryable, q: ShowSearch, typos: boolean, 
         -- without a date, the shows still to come
         and ($3::date is not null or s.starts_at >= (select bo_now()))
         and bo_title_matches(e.title, $5::text, $6)
+        -- a cancelled show leaves public listings (GET /v1/shows/{id} still answers)
+        and s.cancelled_at is null
       order by s.starts_at, s.id
       limit $4`,
     [q.city ?? null, q.event ?? null, q.date ?? null, limit, q.q ?? null, typos],
@@ -177,4 +181,18 @@ export async function listShowsCreated(db: Queryable, f: ShowFilter, after: Posi
     [...afterParams(after), limit, f.venue_id ?? null, f.hall_id ?? null, f.event_id ?? null],
   );
   return r.rows.map(({ position_at, ...show }) => ({ ...toView(show), position: { at: position_at, id: show.id } }));
+}
+
+/** The catalog's mark of a cancelled show (its status; listings leave it out); the first cancellation's time and reason stay. */
+export async function markShowCancelled(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.query(
+    'update shows set cancelled_at = coalesce(cancelled_at, now()), cancel_reason = coalesce(cancel_reason, $2) where id = $1',
+    [id, reason],
+  );
+}
+
+/** Deletes a show's catalog rows (its inventory went first: src/app/showCancellation.ts deleteShow). */
+export async function deleteShow(tx: Queryable, id: string): Promise<boolean> {
+  await tx.query('delete from waiting_room_changes where show_id = $1', [id]);
+  return (await tx.query('delete from shows where id = $1', [id])).rowCount === 1;
 }

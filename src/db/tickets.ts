@@ -12,10 +12,13 @@ export interface TicketRow {
   status: 'valid' | 'void';
   checked_in_at: Date | null;
   user_id: string;
+  /** The ticket's show was cancelled: the ticket is void whatever its own row says yet. */
+  show_cancelled: boolean;
 }
 
 const TICKET = `
-  select t.id as ticket_id, t.booking_id, t.show_id, t.seat_id as seat, t.code, t.qr_key, t.status, t.checked_in_at, b.user_id
+  select t.id as ticket_id, t.booking_id, t.show_id, t.seat_id as seat, t.code, t.qr_key, t.status, t.checked_in_at, b.user_id,
+         exists (select 1 from show_cancellations c where c.show_id = t.show_id) as show_cancelled
     from tickets t join bookings b on b.id = t.booking_id`;
 
 /**
@@ -61,11 +64,12 @@ export async function voidTickets(tx: Queryable, bookingId: string): Promise<voi
   await tx.query(`update tickets set status = 'void' where booking_id = $1`, [bookingId]);
 }
 
-/** Checks a valid ticket in, once: the one conditional statement that decides two gates scanning together. */
+/** Checks a valid ticket of a show not cancelled in, once: the one conditional statement that decides two gates scanning together. */
 export async function checkIn(db: Queryable, ticketId: string): Promise<Date | null> {
   const r = await db.query<{ checked_in_at: Date }>(
     `update tickets set checked_in_at = bo_now()
       where id = $1 and status = 'valid' and checked_in_at is null
+        and not exists (select 1 from show_cancellations c where c.show_id = tickets.show_id)
      returning checked_in_at`,
     [ticketId],
   );

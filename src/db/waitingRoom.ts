@@ -9,12 +9,14 @@ export interface ShowRuleRow {
   starts_at: Date;
   per_user_limit: number;
   hold_ttl_seconds: number;
+  cancelled: boolean;
 }
 
 /** The rules of these shows and the database clock, in one round trip. */
 export async function showRules(db: Queryable, ids: readonly string[]): Promise<{ rows: ShowRuleRow[]; now: Date }> {
   const r = await db.query<ShowRuleRow & { now: Date }>(
-    `select c.now, s.id, s.waiting_room, s.sale_opens_at, s.starts_at, s.per_user_limit, s.hold_ttl_seconds
+    `select c.now, s.id, s.waiting_room, s.sale_opens_at, s.starts_at, s.per_user_limit, s.hold_ttl_seconds,
+            s.cancelled_at is not null as cancelled
        from (select bo_now() as now) c
        left join shows s on s.id = any ($1::text[])`,
     [ids],

@@ -17,6 +17,7 @@ export function checkRequestedSeats(requested: readonly string[], hallSeats: Rea
 export type ClaimOutcome =
   | 'held'
   | 'show_not_found'
+  | 'show_cancelled'
   | 'too_many_seats'
   | 'sale_not_open'
   | 'sale_closed'
@@ -30,6 +31,7 @@ export type ClaimOutcome =
 
 const REFUSALS: Record<Exclude<ClaimOutcome, 'held'>, { code: ErrorCode; message: string }> = {
   show_not_found: { code: 'NOT_FOUND', message: 'show not found' },
+  show_cancelled: { code: 'SHOW_CANCELLED', message: 'this show has been cancelled: nothing more is sold for it' },
   too_many_seats: { code: 'VALIDATION_FAILED', message: 'more seats than the per-user limit of this show' },
   sale_not_open: { code: 'SALE_NOT_OPEN', message: 'the sale for this show has not opened yet' },
   sale_closed: { code: 'SALE_CLOSED', message: 'the sale for this show has closed' },

@@ -8,6 +8,8 @@ export interface ShowRule {
   startsAtMs: number;
   perUserLimit: number;
   holdTtlSeconds: number;
+  /** The show was cancelled: nothing more is sold, nobody joins its queue. */
+  cancelled?: boolean;
 }
 
 export const SHOW_DEFAULTS = {

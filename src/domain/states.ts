@@ -48,6 +48,8 @@ export const BOOKING_MOVES = {
   // Money arrived for a booking that cannot have its seats: lost seats, or a success after a decline.
   refund: { from: ['pending', 'failed'], to: 'refunded' },
   cancel: { from: ['confirmed'], to: 'cancelled' },
+  // The show was cancelled: a confirmed booking, or a pending one whose payment then succeeded.
+  organiserCancel: { from: ['confirmed', 'pending'], to: 'cancelled' },
 } as const satisfies Record<string, Move<BookingStatus>>;
 export type BookingMove = keyof typeof BOOKING_MOVES;
 

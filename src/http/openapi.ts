@@ -37,6 +37,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ADMISSION_LAPSED: 'The queue position was served but did not ask for its admission within the grace period (`WAITING_ROOM_GRACE_SECONDS`): it lapsed for good; join the queue again to queue at the back.',
   TOKEN_INVALID: 'The queue token is forged, expired, or someone else\'s.',
   NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
+  SHOW_CANCELLED: 'This show has been cancelled: nothing more is sold for it, nobody joins its queue.',
+  SHOW_HAS_BOOKINGS: 'Something was booked for this show: it cannot be deleted, cancel it instead.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
   SHARD_UNAVAILABLE: 'The shard holding this show\'s inventory does not answer (other shows keep selling); `shard` names it; retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',

@@ -36,6 +36,8 @@ const TITLES: Record<ErrorCode, string> = {
   ADMISSION_LAPSED: 'Admission lapsed',
   TOKEN_INVALID: 'Token invalid',
   NO_WAITING_ROOM: 'No waiting room',
+  SHOW_CANCELLED: 'Show cancelled',
+  SHOW_HAS_BOOKINGS: 'Show has bookings',
   OVERLOADED: 'Overloaded',
   SHARD_UNAVAILABLE: 'Shard unavailable',
   NOT_READY: 'Not ready',

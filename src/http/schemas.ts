@@ -95,6 +95,7 @@ export const Show = Type.Object({
   cancel_until_minutes_before: Type.Integer(),
   waiting_room: Type.Boolean(),
   expected_demand: Type.Integer(),
+  status: Type.String({ description: '`on_sale` or `cancelled`' }),
 });
 const idFilter = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const CityFilter = Type.String({ minLength: 1, maxLength: 200, description: "The venue's city, in any case" });
@@ -226,6 +227,8 @@ export const Booking = Type.Object({
   status: Type.String(),
   created_at: Type.String(),
   refund: Type.Optional(Type.Object({ status: Type.String(), amount: Type.Integer() })),
+  // Only when status is cancelled: `buyer`, or `organiser` (the show was cancelled).
+  cancelled_by: Type.Optional(Type.String()),
   // Only when status is failed: why, e.g. card_declined or unknown_payment_method.
   failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
 });

@@ -1,5 +1,5 @@
 // The background work of an instance: payment reconciliation, ticket issuing,
-// refunds, leftover webhooks, hold statistics, expired Idempotency-Key answers. Each task has its own loop, so a
+// refunds, cancelled shows' bookings, leftover webhooks, hold statistics, expired Idempotency-Key answers. Each task has its own loop, so a
 // slow provider call in one (a refund whose answer is lost) never holds up
 // another (tickets). A loop runs one pass at a time; a failing pass is logged and
 // the next one retries. Polling is the truth: any number of instances (or
@@ -10,6 +10,7 @@ import { reconcilePayments } from './reconciler.js';
 import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
 import { sweepExpiredKeys } from '../app/bookings.js';
+import { runCancellations } from '../app/showCancellation.js';
 import { Loop, type Log } from '../loop.js';
 
 export class Workers {
@@ -35,6 +36,8 @@ export class Workers {
       ...perShard('webhooks', webhooks, every * 4, (db) => applyLeftoverEvents(webhooks, db, log)),
       new Loop('hold-tally', () => ctx.holdTally.flush(tally), 1000, log),
       new Loop('idempotency-keys', () => sweepExpiredKeys(keys), 30_000, log),
+      // Cancelled shows' bookings, on every inventory database (src/app/showCancellation.ts).
+      new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log),
     ];
   }
 

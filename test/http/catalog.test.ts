@@ -11,7 +11,7 @@ let t: TestService;
 beforeAll(async () => { t = await startTestService(); });
 afterAll(async () => { await t?.close(); });
 
-const SHOW_KEYS = ['id', 'event', 'venue', 'hall', 'starts_at', 'sale_opens_at', 'currency', 'price_tiers',
+const SHOW_KEYS = ['id', 'event', 'venue', 'hall', 'starts_at', 'sale_opens_at', 'currency', 'price_tiers', 'status',
   'hold_ttl_seconds', 'per_user_limit', 'cancel_until_minutes_before', 'waiting_room', 'expected_demand'].sort();
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

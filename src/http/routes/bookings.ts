@@ -83,7 +83,7 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
           ...userRefusals,
           403: problemResponse('QUEUE_REQUIRED: a waiting-room show without a valid Admission-Token'),
           404: problemResponse('NOT_FOUND: no hold with this id'),
-          409: problemResponse('HOLD_EXPIRED: the hold is expired, released, not your active hold, or its show started (nothing charged); IDEMPOTENCY_KEY_IN_FLIGHT while the first request with this key runs'),
+          409: problemResponse('HOLD_EXPIRED: the hold is expired, released, not your active hold, or its show started (nothing charged); SHOW_CANCELLED: the show was cancelled (nothing charged); IDEMPOTENCY_KEY_IN_FLIGHT while the first request with this key runs'),
           415: problemResponse('VALIDATION_FAILED: the body is not application/json'),
           422: problemResponse('IDEMPOTENCY_KEY_REUSED: this key was used with a different body'),
           ...rateLimited,

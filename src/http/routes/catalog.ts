@@ -16,7 +16,7 @@ const venueExample = { id: 'ven_01J9', name: 'Rex', city: 'Paris', timezone: 'Eu
 const showExample = {
   id: 'shw_01J9', event: { id: 'evt_01J9', title: 'Metropolis', kind: 'film' }, venue: venueExample, hall: { id: 'hal_01J9', name: 'Grande salle' },
   starts_at: '2026-12-01T20:00:00.000Z', sale_opens_at: '2026-11-01T09:00:00.000Z', currency: 'EUR', price_tiers: { standard: 25000 },
-  hold_ttl_seconds: 600, per_user_limit: 10, cancel_until_minutes_before: 120, waiting_room: false,
+  hold_ttl_seconds: 600, per_user_limit: 10, cancel_until_minutes_before: 120, waiting_room: false, status: 'on_sale',
 };
 
 const pageOf = (q: { limit?: string; cursor?: string }) => ({ limit: q.limit === undefined ? undefined : Number(q.limit), cursor: q.cursor });

@@ -37,7 +37,7 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
         ...userRefusals,
         403: problemResponse('SALE_NOT_OPEN before sale_opens_at; SALE_CLOSED once the show started; QUEUE_REQUIRED for a waiting-room show without a valid Admission-Token'),
         404: problemResponse('NOT_FOUND: no such show'),
-        409: problemResponse('SEAT_UNAVAILABLE (taken lists the seats held or booked; none was held by this request), NOT_ENOUGH_SEATS (best available: no adjacent seats match) or LIMIT_EXCEEDED (the per-user limit of the show)'),
+        409: problemResponse('SEAT_UNAVAILABLE (taken lists the seats held or booked; none was held by this request), NOT_ENOUGH_SEATS (best available: no adjacent seats match), LIMIT_EXCEEDED (the per-user limit of the show), or SHOW_CANCELLED (the show was cancelled)'),
         ...rateLimited,
         503: problemResponse('OVERLOADED: the purchase path is busy (with Retry-After); NOT_READY while this instance shuts down'),
       },

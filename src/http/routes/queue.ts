@@ -61,7 +61,7 @@ export default async function queueRoutes(app: FastifyInstance, { ctx }: { ctx: 
         + '(served, and not admitted within the grace period): then a new place at the back, with a new queue token. '
         + 'Before `sale_opens_at` the place is in the pre-queue (`position: null`, `pre_queue: true`): at the opening everyone in it is '
         + 'placed in a random order whose seed the queue status then publishes.',
-      response: { 201: { ...Joined, description: 'The queue token and the place' }, ...userRefusals, 404: noShow, 409: noRoom, ...rateLimited, 503: storeDown } },
+      response: { 201: { ...Joined, description: 'The queue token and the place' }, ...userRefusals, 404: noShow, 409: problemResponse('NO_WAITING_ROOM: this show does not sell through a waiting room; SHOW_CANCELLED: the show was cancelled'), ...rateLimited, 503: storeDown } },
   }, async (req, reply) => reply.code(201).send(await room.joinQueue(ctx, req.principal!, req.params.id)));
 
   app.get<{ Params: IdParams }>('/v1/shows/:id/queue', {

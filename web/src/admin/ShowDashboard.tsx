@@ -8,6 +8,7 @@ import { api, ApiError } from '../api/client';
 import type { QueueAdminView, Show, ShowStats } from '../api/types';
 import { dateTime } from '../format';
 import { QueueControls } from './QueueControls';
+import { CancelShow } from './CancelShow';
 import { TimeChart } from './TimeChart';
 import { usePolling } from './usePolling';
 
@@ -126,6 +127,7 @@ export function ShowDashboard() {
       </div>
 
       {show.waiting_room && <QueueControls showId={showId} view={queue} onChange={setQueue} />}
+      <CancelShow show={show} />
     </section>
   );
 }

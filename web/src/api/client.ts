@@ -2,7 +2,7 @@
 // ./types.ts, errors thrown as ApiError carrying the problem+json body.
 import type {
   Admission, Booking, CatalogEvent, Hall, HallDetail, Hold, Layout, ListedEvent, PaymentMethods, Problem, QueueAdminView, QueueJoin,
-  QueueStatus, SeatMap, Sections, Session, Show, ShowSettings, ShowStats, Ticket, Venue,
+  QueueStatus, SeatMap, Sections, Session, Show, ShowCancellation, ShowSettings, ShowStats, Ticket, Venue,
 } from './types';
 
 export class ApiError extends Error {
@@ -123,6 +123,9 @@ export const api = {
     createShow: (s: ShowSettings) => call<Show>('POST', '/v1/admin/shows', { body: s }),
     updateShow: (id: string, patch: Partial<ShowSettings>) => call<Show>('PATCH', `/v1/admin/shows/${encodeURIComponent(id)}`, { body: patch }),
     stats: (showId: string) => call<ShowStats>('GET', `/v1/admin/shows/${encodeURIComponent(showId)}/stats`),
+    cancelShow: (showId: string, reason: string) =>
+      call<{ show_id: string; status: 'cancelled'; bookings_to_refund: number }>('POST', `/v1/admin/shows/${encodeURIComponent(showId)}/cancel`, { body: { reason } }),
+    cancellation: (showId: string) => call<ShowCancellation>('GET', `/v1/admin/shows/${encodeURIComponent(showId)}/cancellation`),
     queue: (showId: string) => call<QueueAdminView>('GET', `/v1/admin/shows/${encodeURIComponent(showId)}/queue`),
     controlQueue: (showId: string, change: { action?: 'pause' | 'resume'; max_admit_per_minute?: number | null }) =>
       call<QueueAdminView>('POST', `/v1/admin/shows/${encodeURIComponent(showId)}/queue`, { body: change }),

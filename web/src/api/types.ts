@@ -48,6 +48,8 @@ export interface Show {
   per_user_limit: number;
   cancel_until_minutes_before: number;
   waiting_room: boolean;
+  /** `on_sale` or `cancelled`. */
+  status?: 'on_sale' | 'cancelled';
 }
 
 export interface ShowSettings {
@@ -114,6 +116,22 @@ export interface Booking {
   refund?: { status: 'pending' | 'succeeded' | 'failed' | string; amount: number };
   /** Only when failed: why (e.g. card_declined). */
   failure?: { code: string; message: string };
+  /** Only when cancelled: by its buyer, or by the organiser (the show was cancelled). */
+  cancelled_by?: 'buyer' | 'organiser';
+}
+
+/** A cancelled show's refunds, as far as they are (GET /v1/admin/shows/{id}/cancellation). */
+export interface ShowCancellation {
+  show_id: string;
+  status: 'cancelled';
+  reason: string;
+  cancelled_at: string;
+  completed: boolean;
+  bookings_to_refund: number;
+  bookings_cancelled: number;
+  bookings_remaining: number;
+  payments_pending: number;
+  refunds: { pending: number; succeeded: number; failed: number; amount_refunded: number };
 }
 
 export interface Ticket { ticket_id: string; seat: string; code: string; qr_svg_url: string; qr_png_url: string }

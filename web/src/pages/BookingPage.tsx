@@ -76,7 +76,7 @@ export function BookingPage() {
       <h1>{show ? `Booking: ${show.event.title}` : 'Booking'}</h1>
       <ShowLine show={show} title={false} />
       <dl class="facts panel">
-        <dt>Status</dt><dd class={`status status-${booking.status}`}>{statusText(booking.status)}</dd>
+        <dt>Status</dt><dd class={`status status-${booking.status}`}>{statusText(booking.status)}{booking.cancelled_by === 'organiser' ? ' by the organiser: the show was cancelled' : ''}</dd>
         <dt>Seats</dt><dd>{seatList(booking.seats)}</dd>
         <dt>Amount</dt><dd>{money(booking.amount, booking.currency)}</dd>
         {booking.created_at && show && <><dt>Booked</dt><dd>{dateTime(booking.created_at, show.venue.timezone)}</dd></>}
@@ -102,7 +102,9 @@ export function BookingPage() {
           <CancelBooking booking={booking} show={show} onCancelled={(b) => { setBooking(b); setTickets(null); setFollow((n) => n + 1); }} />
         </>
       )}
-      {booking.status === 'cancelled' && <p>This booking was cancelled: its tickets are void and its seats were released.</p>}
+      {booking.status === 'cancelled' && (booking.cancelled_by === 'organiser'
+        ? <p class="notice" role="note">This show was cancelled by the organiser, so your booking is cancelled and {money(booking.amount, booking.currency)} is refunded in full. Its tickets are void.</p>
+        : <p>This booking was cancelled: its tickets are void and its seats were released.</p>)}
       <p><a href="/bookings">All my bookings</a></p>
     </section>
   );
