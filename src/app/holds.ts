@@ -8,6 +8,7 @@ import { sqlState } from '../db/sqlstate.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
+import { offerFreedSeats } from './waitlist.js';
 
 export interface HoldView {
   hold_id: string;
@@ -98,8 +99,14 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
   const hold = await holds.findHold(ctx.db, holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
-  // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already).
-  if ((await releaseSeats(ctx.db, holdId, caller.userId)).released) return;
+  // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already);
+  // in the same transaction, offered to the show's waiting list first (src/app/waitlist.ts).
+  const released = await ctx.db.transaction(async (tx) => {
+    const r = await releaseSeats(tx, holdId, caller.userId);
+    if (r.released) await offerFreedSeats(tx, hold.show_id);
+    return r.released;
+  });
+  if (released) return;
   // Nothing released: already over, or a payment took it in the meantime.
   const now = await holds.findHold(ctx.db, holdId);
   if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');

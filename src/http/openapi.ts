@@ -36,6 +36,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ADMISSION_LAPSED: 'The queue position was served but did not ask for its admission within the grace period (`WAITING_ROOM_GRACE_SECONDS`): it lapsed for good; join the queue again to queue at the back.',
   TOKEN_INVALID: 'The queue token is forged, expired, or someone else\'s.',
   NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
+  SEATS_AVAILABLE: 'Enough adjacent seats are free: hold them instead of waiting.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',
   INTERNAL: 'Something went wrong on the service\'s side; it has been logged. The body says nothing about internals.',

@@ -35,6 +35,7 @@ const TITLES: Record<ErrorCode, string> = {
   ADMISSION_LAPSED: 'Admission lapsed',
   TOKEN_INVALID: 'Token invalid',
   NO_WAITING_ROOM: 'No waiting room',
+  SEATS_AVAILABLE: 'Seats available',
   OVERLOADED: 'Overloaded',
   NOT_READY: 'Not ready',
   INTERNAL: 'Internal error',
