@@ -26,6 +26,7 @@ import type { Principal } from '../auth/tokens.js';
 import { currentRole } from './accounts.js';
 import type { Context } from './context.js';
 import { QUEUE_REQUIRED } from '../waiting-room/gate.js';
+import { offerFreedSeats } from './waitlist.js';
 
 export interface BookingView {
   booking_id: string;
@@ -275,6 +276,7 @@ export async function applyPaymentOutcome(
       // The hold no longer had every seat: record the provider's word, free what it had, refund below.
       await payments.resolveAttempt(tx, attemptId, 'succeeded', outcome.paymentIntentId);
       mustHaveMoved(await loseSeats(tx, where), `hold ${booking.hold_id} paying → expired`);
+      await offerFreedSeats(tx, booking.show_id);
     } else {
       const failure = outcome.kind === 'failed' ? outcome.failure : null;
       const firstWord = await payments.resolveAttempt(tx, attemptId, outcome.kind, outcome.paymentIntentId, failure);
@@ -377,6 +379,7 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     const attempt = await payments.findAttemptByBooking(tx, b.booking_id);
     mustHaveMoved(await bookings.cancelBooking(tx, b.booking_id), `booking ${b.booking_id} confirmed → cancelled`);
     await freeBookedSeats(tx, { holdId: b.hold_id, showId: b.show_id, bookingId: b.booking_id });
+    await offerFreedSeats(tx, b.show_id);
     await voidTickets(tx, b.booking_id);
     await refundBooking(tx, b, attempt!.provider_payment_id!, 'cancellation');
     cancelled = b;

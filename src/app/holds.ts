@@ -10,6 +10,7 @@ import type { Principal } from '../auth/tokens.js';
 import type { Context } from './context.js';
 import type { HallLayout } from './hallCatalog.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
+import { offerFreedSeats } from './waitlist.js';
 
 export interface HoldView {
   hold_id: string;
@@ -197,8 +198,14 @@ export async function releaseHold(ctx: Context, caller: Principal, holdId: strin
   const db = await ctx.inventory.ofRecord(holdId);
   const hold = await holds.findHold(db, holdId);
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
-  // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already).
-  if ((await releaseSeats(db, holdId, caller.userId)).released) return;
+  // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already);
+  // in the same transaction, offered to the show's waiting list first (src/app/waitlist.ts).
+  const released = await db.transaction(async (tx) => {
+    const r = await releaseSeats(tx, holdId, caller.userId);
+    if (r.released) await offerFreedSeats(tx, hold.show_id);
+    return r.released;
+  });
+  if (released) return;
   // Nothing released: already over, or a payment took it in the meantime.
   const now = await holds.findHold(db, holdId);
   if (now?.status === 'paying') throw new DomainError('HOLD_PAYING', 'a payment for this hold is in flight');

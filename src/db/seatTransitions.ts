@@ -191,7 +191,8 @@ export interface Entry {
  * payment attempt is recorded — all before the provider is called. Payable: the
  * caller's active hold, unexpired, whose show has not started (a seat for a show
  * already running is not sold) nor been cancelled and, for a show that sells through a waiting room,
- * `admittedShowId` (the show of the caller's verified admission token) is that show.
+ * `admittedShowId` (the show of the caller's verified admission token) is that show, or
+ * the hold is a waiting list's offer (it needs no admission).
  * `holdId` null (a body that is not valid) claims the key only. A hold whose seats are
  * not all its own (it cannot happen to an unexpired hold) aborts the statement with
  * every change it made (bo_assert, migrations/0013_guarded_statements.sql): a 5xx.
@@ -209,7 +210,8 @@ export async function enterPayment(
       before: `payable as (
        select h.id from holds h join shows s on s.id = h.show_id
         where h.id = $1 and h.user_id = $2 and ${statusIn(HOLD_MOVES.enterPayment.from, 'h.status')} and h.expires_at > bo_now()
-          and s.starts_at > bo_now() and (not s.waiting_room or s.id = $3)
+          and s.starts_at > bo_now()
+          and (not s.waiting_room or s.id = $3 or exists (select 1 from waitlist_entries w where w.hold_id = h.id))
           and not exists (select 1 from show_cancellations c where c.show_id = h.show_id)
           for update of h
      ), claim as (
@@ -436,4 +438,57 @@ export async function freeSeatsOfBookings(tx: Queryable, showId: string, b: { ho
     [showId, b.holdIds, b.bookingIds],
   );
   return r.rows[0]!.freed;
+}
+
+/** What an offer to a waiting-list entry made: the hold, its seats (layout order) and expiry. */
+export interface Offer {
+  hold_id: string;
+  seats: string[];
+  expires_at: Date;
+}
+
+/**
+ * offer (a waiting list's, under its show's list lock, see src/app/waitlist.ts): the
+ * entry of `userId`, still waiting for `count` seats, gets a hold of `count` adjacent
+ * free seats (available, or held past their expiry: waitlist_adjacent_free_seats in
+ * migrations/0021_waiting_list.sql) for the show's hold_ttl_seconds, and becomes
+ * `offered`; one statement, all or nothing. The seats are locked without waiting (a
+ * seat someone is claiming or freeing right now is skipped, and this offer made on a
+ * later pass): the pass never waits on a seat, so it never deadlocks with a claim or
+ * a release that runs it. null when no such seats could be taken.
+ */
+export async function offerSeats(db: Queryable, o: { showId: string; userId: string; count: number; holdId: string }): Promise<Offer | null> {
+  const r = await db.query<{ seats: string[]; expires_at: Date }>(
+    `${seatMove({
+      move: 'offer',
+      before: `entry as (
+       select w.user_id from waitlist_entries w
+        where w.show_id = $1 and w.user_id = $2 and w.status = 'waiting' and w.count = $3::int
+          for update
+     ), show as (
+       select price_tiers, currency, bo_now() + make_interval(secs => hold_ttl_seconds) as expires_at from shows where id = $1
+     ), picked as (
+       select waitlist_adjacent_free_seats($1, $3::int) as seats where exists (select 1 from entry)
+     )`,
+      where: `s.show_id = $1 and s.seat_id = any ((select seats from picked)::text[])
+              and (s.status = 'available' or s.hold_expires_at <= bo_now())`,
+      set: `hold_id = $4, holder_id = $2, hold_expires_at = (select expires_at from show), version = nextval('seat_version_seq')`,
+      when: '(select count(*) from mine) = $3::int',
+      skipLocked: '$3::int',
+    })}, hold as (
+       insert into holds (id, show_id, user_id, seats, amount, currency, expires_at)
+       select $4, $1, $2, (select seats from picked),
+              (select sum((sh.price_tiers ->> t.tier)::bigint) from show_seats t where t.show_id = $1 and t.seat_id in (select seat_id from moved)),
+              sh.currency, sh.expires_at
+         from show sh where exists (select 1 from moved)
+       returning seats, expires_at
+     ), offered as (
+       update waitlist_entries set status = 'offered', hold_id = $4
+        where show_id = $1 and user_id = $2 and exists (select 1 from hold)
+     )
+     select seats, expires_at from hold`,
+    [o.showId, o.userId, o.count, o.holdId],
+  );
+  const row = r.rows[0];
+  return row ? { hold_id: o.holdId, seats: row.seats, expires_at: row.expires_at } : null;
 }

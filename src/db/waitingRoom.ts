@@ -40,7 +40,8 @@ export async function soldOut(db: Queryable, showId: string): Promise<boolean> {
  */
 export async function holdNeedsAdmission(db: Queryable, holdId: string, userId: string, admittedShowId: string | null): Promise<boolean> {
   const r = await db.query<{ needs: boolean }>(
-    `select s.waiting_room and s.id is distinct from $3 as needs
+    `select s.waiting_room and s.id is distinct from $3
+            and not exists (select 1 from waitlist_entries w where w.hold_id = h.id) as needs
        from holds h join shows s on s.id = h.show_id
       where h.id = $1 and h.user_id = $2`,
     [holdId, userId, admittedShowId],

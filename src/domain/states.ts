@@ -16,11 +16,13 @@ interface Move<S extends string> {
 }
 
 /**
- * Every seat move. `claim` also takes a `held` seat whose hold has expired, and
+ * Every seat move. `claim` and `offer` also take a `held` seat whose hold has expired, and
  * `expire` only such a seat (the time half of both guards is in their SQL).
  */
 export const SEAT_MOVES = {
   claim: { from: ['available', 'held'], to: 'held' },
+  // A waiting list's offer: free seats (available, or held past their expiry) held for the first entry that fits.
+  offer: { from: ['available', 'held'], to: 'held' },
   release: { from: ['held'], to: 'available' },
   expire: { from: ['held'], to: 'available' },
   enterPayment: { from: ['held'], to: 'paying' },

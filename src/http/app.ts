@@ -25,6 +25,7 @@ import paymentMethodRoutes from './routes/paymentMethods.js';
 import queueRoutes from './routes/queue.js';
 import syntheticBuyerRoutes from './routes/syntheticBuyers.js';
 import showCancellationRoutes from './routes/showCancellation.js';
+import waitlistRoutes from './routes/waitlist.js';
 import { defaultWebRoot, isPageRequest, registerWebApp, type WebApp } from './webApp.js';
 import { serverWithFastLane, type FastLane } from './httpServer.js';
 import { mapFastLane } from './mapFastLane.js';
@@ -96,7 +97,7 @@ export async function buildApp(ctx: Context, opts: { logger?: Logger | null } = 
   app.addHook('onRoute', refuseUnknownQueryParameters);
   app.addHook('onRoute', declareCommonAnswers);
 
-  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, shardRoutes, queueRoutes, syntheticBuyerRoutes, showCancellationRoutes]) {
+  for (const routes of [accountRoutes, catalogRoutes, seatRoutes, seatStreamRoutes, holdRoutes, bookingRoutes, ticketRoutes, webhookRoutes, paymentMethodRoutes, operationRoutes, shardRoutes, queueRoutes, syntheticBuyerRoutes, showCancellationRoutes, waitlistRoutes]) {
     await app.register(routes, { ctx });
   }
   fastLane = mapFastLane(ctx, layer.closing);

@@ -39,6 +39,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   NO_WAITING_ROOM: 'This show does not sell through a waiting room.',
   SHOW_CANCELLED: 'This show has been cancelled: nothing more is sold for it, nobody joins its queue.',
   SHOW_HAS_BOOKINGS: 'Something was booked for this show: it cannot be deleted, cancel it instead.',
+  SEATS_AVAILABLE: 'Enough adjacent seats are free: hold them instead of waiting.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
   SHARD_UNAVAILABLE: 'The shard holding this show\'s inventory does not answer (other shows keep selling); `shard` names it; retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',

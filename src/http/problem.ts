@@ -38,6 +38,7 @@ const TITLES: Record<ErrorCode, string> = {
   NO_WAITING_ROOM: 'No waiting room',
   SHOW_CANCELLED: 'Show cancelled',
   SHOW_HAS_BOOKINGS: 'Show has bookings',
+  SEATS_AVAILABLE: 'Seats available',
   OVERLOADED: 'Overloaded',
   SHARD_UNAVAILABLE: 'Shard unavailable',
   NOT_READY: 'Not ready',

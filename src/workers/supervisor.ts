@@ -1,5 +1,5 @@
 // The background work of an instance: payment reconciliation, ticket issuing,
-// refunds, cancelled shows' bookings, leftover webhooks, hold statistics, expired Idempotency-Key answers. Each task has its own loop, so a
+// refunds, cancelled shows' bookings, leftover webhooks, hold statistics, waiting-list offers, expired Idempotency-Key answers. Each task has its own loop, so a
 // slow provider call in one (a refund whose answer is lost) never holds up
 // another (tickets). A loop runs one pass at a time; a failing pass is logged and
 // the next one retries. Polling is the truth: any number of instances (or
@@ -11,6 +11,7 @@ import { relayOutbox } from './outboxRelay.js';
 import { applyLeftoverEvents } from '../app/webhooks.js';
 import { sweepExpiredKeys } from '../app/bookings.js';
 import { runCancellations } from '../app/showCancellation.js';
+import { offerRound } from '../app/waitlist.js';
 import { Loop, type Log } from '../loop.js';
 
 export class Workers {
@@ -29,12 +30,15 @@ export class Workers {
     const single = ctx.inventory.named().length === 1;
     const perShard = (name: string, ofCtx: Context, interval: number, task: (db: Database) => Promise<unknown>): Loop[] =>
       ofCtx.inventory.named().map((s) => new Loop(single ? name : `${name}@${s.name}`, () => task(s.db), interval, log));
+    const offers = as('waitlist_offers');
     this.loops = [
       ...perShard('reconcile', reconcile, every, (db) => reconcilePayments(reconcile, db)),
       ...perShard('tickets', tickets, every, (db) => relayOutbox(tickets, db, 'ticket.issue', log)),
       ...perShard('refunds', refunds, every, (db) => relayOutbox(refunds, db, 'refund.create', log)),
       ...perShard('webhooks', webhooks, every * 4, (db) => applyLeftoverEvents(webhooks, db, log)),
       new Loop('hold-tally', () => ctx.holdTally.flush(tally), 1000, log),
+      // Seats freed by time go to the waiting lists (src/app/waitlist.ts), on every inventory database.
+      ...perShard('waitlist-offers', offers, every, (db) => offerRound(db, ctx.log)),
       new Loop('idempotency-keys', () => sweepExpiredKeys(keys), 30_000, log),
       // Cancelled shows' bookings, on every inventory database (src/app/showCancellation.ts).
       new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log),

@@ -2,7 +2,7 @@
 // ./types.ts, errors thrown as ApiError carrying the problem+json body.
 import type {
   Admission, Booking, CatalogEvent, Hall, HallDetail, Hold, Layout, ListedEvent, PaymentMethods, Problem, QueueAdminView, QueueJoin,
-  QueueStatus, SeatMap, Sections, Session, Show, ShowCancellation, ShowSettings, ShowStats, Ticket, Venue,
+  QueueStatus, SeatMap, Sections, Session, Show, ShowCancellation, ShowSettings, ShowStats, Ticket, Venue, WaitlistEntry,
 } from './types';
 
 export class ApiError extends Error {
@@ -107,6 +107,11 @@ export const api = {
   queueStatus: (showId: string) => call<QueueStatus>('GET', `/v1/shows/${encodeURIComponent(showId)}/queue`),
   admit: (showId: string, queueToken: string) =>
     call<Admission>('POST', `/v1/shows/${encodeURIComponent(showId)}/queue/admit`, { body: { queue_token: queueToken } }),
+
+  // The waiting list of a sold-out show
+  joinWaitlist: (showId: string, count: number) => call<WaitlistEntry>('POST', `/v1/shows/${encodeURIComponent(showId)}/waitlist`, { body: { count } }),
+  myWaitlistEntry: (showId: string) => call<WaitlistEntry>('GET', `/v1/shows/${encodeURIComponent(showId)}/waitlist/me`),
+  leaveWaitlist: (showId: string) => call<void>('DELETE', `/v1/shows/${encodeURIComponent(showId)}/waitlist/me`),
 
   // Operators
   admin: {

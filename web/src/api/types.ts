@@ -103,6 +103,15 @@ export interface Hold {
   currency: string;
 }
 
+/** Your place on a sold-out show's waiting list; `offered`: a hold (`hold_id`) was made for you, to pay before `expires_at`. */
+export interface WaitlistEntry {
+  position: number;
+  count: number;
+  status: 'waiting' | 'offered' | 'lapsed' | 'booked' | 'left';
+  hold_id?: string;
+  expires_at?: string;
+}
+
 export type BookingStatus = 'pending' | 'confirmed' | 'failed' | 'cancelled' | 'refunded';
 export interface Booking {
   booking_id: string;

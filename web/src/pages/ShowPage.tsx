@@ -25,8 +25,13 @@ import { dateTime, timeOfDay } from '../format';
 import { useSaleOpening } from '../saleOpening';
 import { SaleCountdown } from '../components/SaleCountdown';
 import { seatLabel, seatList } from '../seatLabel';
+import { WaitingList } from '../components/WaitingList';
 
 const TIER_COLOURS = 6;
+
+/** No seat free: in the map shown, or (a hall with sections) in any section. */
+const soldOut = (seats: Seat[] | null, sections: SectionSummary[] | null): boolean =>
+  sections !== null && sections.length > 0 ? sections.every((s) => s.available === 0) : seats !== null && seats.every((s) => s.status !== 'available');
 const SECTIONS_REFRESH_MS = 10_000;
 
 export function ShowPage() {
@@ -211,6 +216,7 @@ export function ShowPage() {
           ))}
         </ul>
       )}
+      {signedIn && !opensAt && <WaitingList show={show} soldOut={soldOut(live.seats, sections)} />}
       {wanted && sections !== null && !known && <p class="error">This hall has no section {wanted}.</p>}
       {sections === null && <p aria-live="polite">Loading the seat map…</p>}
       {sections !== null && sections.length > 0 && !section && opensAt && <SaleCountdown opensAt={opensAt} />}

@@ -16,6 +16,7 @@ import { admissionsBefore, estimateText, peopleAhead, placeInLine, pollDelayMs, 
 import { useShowInfo } from '../showInfo';
 import { useSignedIn } from '../signedIn';
 import '../styles/checkout.css';
+import { WaitingList } from '../components/WaitingList';
 
 /** Refusals that asking again will not change. */
 const FINAL = new Set(['NOT_FOUND', 'NO_WAITING_ROOM', 'SALE_CLOSED', 'FORBIDDEN', 'UNAUTHENTICATED']);
@@ -137,6 +138,7 @@ export function WaitingRoom() {
           <dt>Admission rate</dt><dd>{status.admit_rate_per_minute ? `${status.admit_rate_per_minute} people a minute` : 'unknown'}</dd>
         </dl>
       )}
+      {status?.sold_out && show && <WaitingList show={show} soldOut />}
       <p class="muted">Your place is kept for this browser tab. Once admitted you have a limited time to choose seats and pay.</p>
     </section>
   );
