@@ -221,7 +221,6 @@ describe('moving a show between two clusters', () => {
     const showId = await catalog(BIG_ROWS, BIG_PER_ROW, 1000);
     await inventory(showId, BIG_PER_ROW);
     const before = await fingerprint(seed, showId);
-    console.log('kill test: seeded');
     expect(before.show_seats).toMatch(/^60000:/);
     // Kill the mover's connections on both clusters once the target's copy is under way.
     const watcherSrc = connectPostgres(srcUrl, 1);
@@ -244,7 +243,6 @@ describe('moving a show between two clusters', () => {
     let flipped = false;
     try {
       const err = await moveShow(source, target, showId, async () => { flipped = true; }).catch((e: unknown) => e);
-      console.log('kill test: move ended', String(err));
       expect(err).toBeInstanceOf(Error);
     } finally {
       await killer;
@@ -296,7 +294,6 @@ describe('moving a show between two clusters', () => {
     const placement = { shard: 'a', epoch: 1 };
     versionSeenBefore = (await source.query<{ v: number }>('select last_value as v from seat_version_seq')).rows[0]!.v;
     lockedFrom = performance.now();
-    console.log(`move test: ${claims.length} claims before the move`);
     const result = await moveShow(source, target, showId, async () => {
       placement.shard = 'b';
       placement.epoch += 1;
