@@ -56,7 +56,7 @@ describeInBrowser('web app: a stadium drawn as a plan', () => {
     browser = await launchBrowser();
     showId = await stadiumShow(t);
     await holdSeats(t, buyer, showId, ['101-A5', '101-A6', '101-A7']);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
