@@ -16,6 +16,7 @@ import * as cancellations from '../db/showCancellations.js';
 import type { CancellationProgress } from '../db/showCancellations.js';
 import { deleteShowHolds, deleteShowSeats, freeSeatsOfBookings, releaseShowHolds } from '../db/seatTransitions.js';
 import * as shows from '../db/shows.js';
+import { endList } from '../db/waitlist.js';
 import type { Database } from '../db/client.js';
 import type { Context } from './context.js';
 
@@ -58,6 +59,7 @@ export async function cancelShow(ctx: Context, admin: { userId: string }, showId
     await cancellations.lockShowSale(tx, showId);
     const created = await cancellations.insertCancellation(tx, showId, text);
     if (created) await releaseShowHolds(tx, showId);
+    await endList(tx, showId);
     return created;
   });
   // The inventory stops the sale; the catalog's mark follows (the worker makes it too, should this instance die here).
@@ -129,7 +131,10 @@ async function workOnShow(ctx: Context, db: Database, c: cancellations.Cancellat
     }
     if (batch.length < BATCH) break;
   }
-  await releaseShowHolds(db, c.show_id);
+  await db.transaction(async (tx) => {
+    await releaseShowHolds(tx, c.show_id);
+    await endList(tx, c.show_id);
+  });
   if (await cancellations.completeIfDone(db, c.show_id)) {
     ctx.log.info({ event: 'show.cancellation_completed', show_id: c.show_id }, 'show cancellation completed: every booking cancelled, refunds queued');
   }

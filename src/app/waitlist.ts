@@ -9,7 +9,7 @@
 // seat is held, booked, or free — and a free seat of a show with a fitting entry is
 // offered by the next pass that can lock it.
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
+import { showScopedId } from '../domain/ids.js';
 import type { Database, Queryable } from '../db/client.js';
 import * as list from '../db/waitlist.js';
 import { offerSeats, releaseSeats, type Offer } from '../db/seatTransitions.js';
@@ -45,6 +45,7 @@ export async function joinWaitlist(ctx: Context, buyer: Principal, showId: strin
   if (!Number.isInteger(count) || count < 1 || count > facts.per_user_limit) {
     throw validationFailed(`count must be 1..${facts.per_user_limit}`, [{ path: '/count', message: `must be 1..${facts.per_user_limit}` }]);
   }
+  if (facts.cancelled) throw new DomainError('SHOW_CANCELLED', 'this show has been cancelled: nobody joins its waiting list');
   if (facts.started) throw new DomainError('SALE_CLOSED', 'the show has started');
   let created = false;
   await db.transaction(async (tx) => {
@@ -103,7 +104,7 @@ export async function offerFreedSeats(tx: Queryable, showId: string): Promise<(O
   for (const entry of await list.waitingEntries(tx, showId)) {
     if (free === 0) break;
     if (entry.count > free || entry.count >= unfit) continue;
-    const offer = await offerSeats(tx, { showId, userId: entry.user_id, count: entry.count, holdId: newId('hold') });
+    const offer = await offerSeats(tx, { showId, userId: entry.user_id, count: entry.count, holdId: showScopedId('hold', showId) });
     if (offer) {
       offers.push({ ...offer, user_id: entry.user_id });
       free -= entry.count;

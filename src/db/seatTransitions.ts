@@ -55,12 +55,24 @@ export async function createShowSeats(db: Queryable, showId: string, hallId: str
   return r.rowCount;
 }
 
-/** Show creation on a shard (which has no halls): one `available` row per seat given, in one statement. */
-export async function createShowSeatsFrom(db: Queryable, showId: string, seats: readonly { seat_id: string; tier: string }[]): Promise<number> {
+/**
+ * Show creation on a shard (which has no halls): one `available` row per seat given
+ * (in the hall's layout order), with where it sits worked out as createShowSeats does
+ * from the hall, in one statement.
+ */
+export async function createShowSeatsFrom(
+  db: Queryable, showId: string,
+  seats: readonly { seat_id: string; tier: string; row: string; number: number; section: string | null }[],
+): Promise<number> {
   const r = await db.query(
-    `insert into show_seats (show_id, seat_id, tier, status)
-     select $1, seat_id, tier, 'available' from unnest($2::text[], $3::text[]) as s (seat_id, tier)`,
-    [showId, seats.map((s) => s.seat_id), seats.map((s) => s.tier)],
+    `insert into show_seats (show_id, seat_id, tier, status, row_no, seat_no, row_mid2, section)
+     select $1, seat_id, tier, 'available', dense_rank() over (order by first_pos)::int, number, mid2, section
+       from (select seat_id, tier, number, section, min(pos) over w as first_pos,
+                    (min(number) over w + max(number) over w)::int as mid2
+               from unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[])
+                      with ordinality as s (seat_id, tier, row_label, number, section, pos)
+             window w as (partition by section, row_label)) h`,
+    [showId, seats.map((s) => s.seat_id), seats.map((s) => s.tier), seats.map((s) => s.row), seats.map((s) => s.number), seats.map((s) => s.section)],
   );
   return r.rowCount;
 }

@@ -99,6 +99,16 @@ const TABLES: readonly PerShow[] = [
     insert: 'insert into show_stats select * from unnest($1::show_stats[])',
   },
   {
+    table: 'show_cancellations', from: OF_SHOW('show_cancellations'),
+    remove: 'delete from show_cancellations t where t.show_id = $1 returning t.*',
+    insert: 'insert into show_cancellations select * from unnest($1::show_cancellations[])',
+  },
+  {
+    table: 'waitlist_entries', from: OF_SHOW('waitlist_entries'),
+    remove: 'delete from waitlist_entries t where t.show_id = $1 returning t.*',
+    insert: 'insert into waitlist_entries select * from unnest($1::waitlist_entries[])',
+  },
+  {
     // Changes not yet published: the target's publisher publishes them (their
     // seat_version kept). Published deltas (seat_deltas) are numbered by the source's
     // batches and stay there until its retention forgets them.

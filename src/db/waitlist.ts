@@ -78,12 +78,19 @@ export async function waitingEntries(tx: Queryable, showId: string): Promise<{ u
 /** Whether anyone waits for the show, and how many of its seats are free right now (available, or held past their expiry). */
 export async function offerFacts(tx: Queryable, showId: string): Promise<{ waiting: boolean; free: number }> {
   const r = await tx.query<{ waiting: boolean; free: number }>(
-    `select exists (select 1 from waitlist_entries where show_id = $1 and status = 'waiting') as waiting,
+    `select exists (select 1 from waitlist_entries where show_id = $1 and status = 'waiting')
+            and not exists (select 1 from show_cancellations where show_id = $1) as waiting,
             (select count(*) from show_seats where show_id = $1 and status = 'available')
           + (select count(*) from show_seats where show_id = $1 and status = 'held' and hold_expires_at <= bo_now()) as free`,
     [showId],
   );
   return r.rows[0]!;
+}
+
+/** A cancelled show's list ends: every entry still waiting has `left` (an open offer's hold is released by the cancellation: it reads lapsed). */
+export async function endList(tx: Queryable, showId: string): Promise<number> {
+  const r = await tx.query(`update waitlist_entries set status = 'left' where show_id = $1 and status = 'waiting'`, [showId]);
+  return r.rowCount;
 }
 
 /** The shows of this database with someone waiting: the offer worker's round. */
@@ -93,9 +100,10 @@ export async function showsWithWaiting(db: Queryable): Promise<string[]> {
 }
 
 /** What a join needs to know about the show: its rules, and whether `count` adjacent seats are free. */
-export async function joinFacts(db: Queryable, showId: string, count: number): Promise<{ per_user_limit: number; started: boolean; seats_free: boolean } | null> {
-  const r = await db.query<{ per_user_limit: number; started: boolean; seats_free: boolean }>(
+export async function joinFacts(db: Queryable, showId: string, count: number): Promise<{ per_user_limit: number; started: boolean; cancelled: boolean; seats_free: boolean } | null> {
+  const r = await db.query<{ per_user_limit: number; started: boolean; cancelled: boolean; seats_free: boolean }>(
     `select per_user_limit, starts_at <= bo_now() as started,
+            exists (select 1 from show_cancellations c where c.show_id = shows.id) as cancelled,
             cardinality(waitlist_adjacent_free_seats(id, least($2::int, per_user_limit))) > 0 as seats_free
        from shows where id = $1`,
     [showId, count],
