@@ -27,7 +27,8 @@ export default async function shardRoutes(app: FastifyInstance, { ctx }: { ctx: 
   app.get<{ Params: IdParams }>('/v1/admin/shows/:id/placement', {
     onRequest: requireRole(ctx, 'admin'),
     schema: {
-      tags: ['admin'], summary: "Where a show's inventory lives: its shard, and the placement's epoch (grows with every move)", security: [{ bearer: [] }], params: IdParams,
+      tags: ['admin'], summary: "Where a show's inventory lives: its shard, and the placement's epoch", security: [{ bearer: [] }], params: IdParams,
+      description: 'As the control database says now. `epoch` grows with every move of the show; without SHARD_URLS every show is on `main`.',
       response: {
         200: Type.Object({ show_id: Type.String(), shard: Type.String(), epoch: Type.Integer() },
           { description: "The show's placement", examples: [{ show_id: 'show_01J9', shard: 'a', epoch: 1 }] }),
