@@ -33,6 +33,8 @@ const PER_SHOW: Record<string, string> = {
                or o.payload ->> 'refund_id' in (select r.id from refunds r join bookings b on b.id = r.booking_id where b.show_id = $1)`,
   show_stats: 'select * from show_stats where show_id = $1',
   seat_changes: 'select * from seat_changes where show_id = $1',
+  show_cancellations: 'select * from show_cancellations where show_id = $1',
+  waitlist_entries: 'select * from waitlist_entries where show_id = $1',
 };
 
 /** Per table: row count and a digest of the rows' exact text (timestamps in UTC, to the microsecond). */

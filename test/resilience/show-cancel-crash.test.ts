@@ -220,12 +220,13 @@ describe('resilience: a cancelled show refunds every booking once through two SI
     expect(chargedSum - refundedSum).toBe(0);
 
     // No live hold, no seat taken, no valid ticket; the gate says void to every code it sees.
-    const left = (await pool.query<{ active: string; taken: string; valid: string; checked_in: string }>(
-      `select (select count(*) from holds where show_id = $1 and status in ('active', 'paying')) as active,
-              (select count(*) from show_seats where show_id = $1 and status <> 'available') as taken,
-              (select count(*) from tickets where show_id = $1 and status = 'valid') as valid,
-              (select count(*) from tickets where show_id = $1 and checked_in_at is not null) as checked_in`, [showId])).rows[0]!;
-    expect(left).toEqual({ active: '0', taken: '0', valid: '0', checked_in: '0' });
+    // Counts as int4: a bigint's text form depends on whether this worker process set pg's int8 parser (src/db/client.ts).
+    const left = (await pool.query<{ active: number; taken: number; valid: number; checked_in: number }>(
+      `select (select count(*) from holds where show_id = $1 and status in ('active', 'paying'))::int as active,
+              (select count(*) from show_seats where show_id = $1 and status <> 'available')::int as taken,
+              (select count(*) from tickets where show_id = $1 and status = 'valid')::int as valid,
+              (select count(*) from tickets where show_id = $1 and checked_in_at is not null)::int as checked_in`, [showId])).rows[0]!;
+    expect(left).toEqual({ active: 0, taken: 0, valid: 0, checked_in: 0 });
     for (const u of unpaid) expect((await http.get(`/v1/holds/${u.holdId}`, u.buyer.token)).body.status).toBe('released');
     const gate = await Promise.all(codes.map((code) => http.post('/v1/checkin', { code }, adminToken)));
     expect(gate.map((r) => r.status)).toEqual(codes.map(() => 410));
