@@ -27,6 +27,8 @@ export interface Inventory {
    * placement afresh and answers the show's database when it is another (moved), else null.
    */
   moved(showId: string, tried: Database): Promise<Database | null>;
+  /** Reads the show's placement afresh now (after this instance moved it), rather than at the next refresh. */
+  follow(showId: string): Promise<void>;
 }
 
 /** One database serves every show (the default, PGlite included). */
@@ -39,5 +41,6 @@ export function singleInventory(db: Database): Inventory {
     as: (origin) => singleInventory(db.as(origin)),
     single: true,
     moved: async () => null,
+    follow: async () => {},
   };
 }

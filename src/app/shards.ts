@@ -170,6 +170,10 @@ export class ShardedInventory implements Inventory {
     return db === tried ? null : db;
   }
 
+  async follow(showId: string): Promise<void> {
+    await this.placements.read(showId);
+  }
+
   /** The placement as this instance knows it (cached), or null when the show has none. */
   placementOf(showId: string): Promise<Placement | null> {
     return this.placements.get(showId);

@@ -7,9 +7,10 @@ import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { adminSummary, ensureDemoAdmin, setAdmin } from '../app/accounts.js';
 import type { Context } from '../app/context.js';
+import { moveShowTo } from '../app/showMoves.js';
 import type { Service } from '../service.js';
 
-const USAGE = 'usage: npm run admin -- create EMAIL';
+const USAGE = 'usage: npm run admin -- create EMAIL | move-show SHOW_ID SHARD';
 
 async function readStdinLine(): Promise<string> {
   let text = '';
@@ -59,6 +60,15 @@ export async function adminCommand(
   password: (email: string) => Promise<string> = readPassword,
 ): Promise<void> {
   const [action, email] = args;
+  if (action === 'move-show') {
+    // `npm run move-show -- SHOW_ID SHARD`: the same move as POST /v1/admin/shows/{id}/move.
+    const [, showId, shard] = args;
+    if (!showId || !shard) throw new Error(USAGE);
+    say(`moving show ${showId} to shard ${shard}: its purchase routes pause until it is done`);
+    const m = await moveShowTo(service.ctx, showId, shard);
+    say(`show ${m.show_id} sells from shard ${m.shard} now (placement epoch ${m.epoch}); its purchase routes paused ${m.paused_ms} ms`);
+    return;
+  }
   if (action !== 'create' || !email) throw new Error(USAGE);
   await setAdmin(service.ctx, email, await password(email));
   say(`${email} is an admin now; sign in with POST /v1/sessions`);

@@ -42,6 +42,22 @@ export async function leastLoadedShard(tx: Queryable, shards: readonly string[])
   return best;
 }
 
+/** A move begins: the show's state becomes `moving` (its purchase routes answer 503); null when it is moving already. */
+export async function beginMove(db: Queryable, showId: string): Promise<Placement | null> {
+  const r = await db.query<Placement>(
+    `update show_placement set state = 'moving', changed_at = now() where show_id = $1 and state = 'active'
+     returning show_id, shard, epoch, state`, [showId]);
+  return r.rows[0] ?? null;
+}
+
+/** A move ends: on `shard` with the next epoch (the flip), or where it was (a move that failed); active again. */
+export async function endMove(db: Queryable, showId: string, shard: string, flip: boolean): Promise<Placement> {
+  const r = await db.query<Placement>(
+    `update show_placement set shard = $2, epoch = epoch + $3::int, state = 'active', changed_at = now() where show_id = $1
+     returning show_id, shard, epoch, state`, [showId, shard, flip ? 1 : 0]);
+  return r.rows[0]!;
+}
+
 export async function insertPlacement(tx: Queryable, showId: string, shard: string): Promise<void> {
   await tx.query('insert into show_placement (show_id, shard) values ($1, $2)', [showId, shard]);
 }

@@ -41,6 +41,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SHOW_HAS_BOOKINGS: 'Something was booked for this show: it cannot be deleted, cancel it instead.',
   SEATS_AVAILABLE: 'Enough adjacent seats are free: hold them instead of waiting.',
   OVERLOADED: 'The service is busy (the purchase path is at its concurrency limit, or the waiting room cannot reach its store); retry after `Retry-After` seconds.',
+  MOVE_IN_PROGRESS: 'The show is being moved to another shard already; wait for that move to finish.',
   SHARD_UNAVAILABLE: 'The shard holding this show\'s inventory does not answer (other shows keep selling); `shard` names it; retry after `Retry-After` seconds.',
   NOT_READY: 'The instance is not ready (its database does not answer) or is shutting down.',
   INTERNAL: 'Something went wrong on the service\'s side; it has been logged. The body says nothing about internals.',

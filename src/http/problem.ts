@@ -41,6 +41,7 @@ const TITLES: Record<ErrorCode, string> = {
   SEATS_AVAILABLE: 'Seats available',
   OVERLOADED: 'Overloaded',
   SHARD_UNAVAILABLE: 'Shard unavailable',
+  MOVE_IN_PROGRESS: 'Move in progress',
   NOT_READY: 'Not ready',
   INTERNAL: 'Internal error',
 };

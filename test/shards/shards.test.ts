@@ -12,6 +12,7 @@ import { registerBuyers, type Buyer } from '../support/catalog.js';
 import { closeService, expectStatus, newKey, retrying, startService, until, waitForTickets } from '../bookings/helpers.js';
 import type { TestService } from '../support/service.js';
 import { showOfId } from '../../src/domain/ids.js';
+import { adminCommand } from '../../src/cli/admin.js';
 
 let a: TestDatabase;
 let b: TestDatabase;
@@ -178,6 +179,48 @@ describe('shards by show', () => {
       await t.service.ctx.db.query("update show_placement set state = 'active' where show_id = $1", [onShardA]);
     }
     await until('selling again', async () => (await hold(onShardA, ['B10'])).status === 201, 5000);
+  });
+
+  it('moves a show through POST /v1/admin/shows/{id}/move: holds keep their expiry, bookings follow, the source keeps nothing, sales go on', async () => {
+    const show = await newShow({ shard: 'a' });
+    const held = await hold(show, ['A1', 'A2']);
+    expectStatus(held, 201);
+    const paid = await hold(show, ['A3']);
+    expectStatus(await t.http.post('/v1/bookings', { hold_id: paid.body.hold_id, payment_method: 'pm_card_visa' }, buyer.token, { 'idempotency-key': newKey('move') }), 201);
+    // One move at a time: a show already moving is refused.
+    await t.service.ctx.db.query("update show_placement set state = 'moving' where show_id = $1", [show]);
+    const busy = await t.http.post(`/v1/admin/shows/${show}/move`, { shard: 'b' }, t.adminToken);
+    expectStatus(busy, 409);
+    expect(busy.body.code).toBe('MOVE_IN_PROGRESS');
+    await t.service.ctx.db.query("update show_placement set state = 'active' where show_id = $1", [show]);
+    expectStatus(await t.http.post(`/v1/admin/shows/${show}/move`, { shard: 'nowhere' }, t.adminToken), 400);
+
+    const moved = await t.http.post(`/v1/admin/shows/${show}/move`, { shard: 'b' }, t.adminToken);
+    expectStatus(moved, 200);
+    expect(moved.body).toMatchObject({ show_id: show, shard: 'b', epoch: 2 });
+    expect(moved.body.paused_ms).toBeGreaterThanOrEqual(0);
+    expect((await t.http.get(`/v1/admin/shows/${show}/placement`, t.adminToken)).body).toEqual({ show_id: show, shard: 'b', epoch: 2 });
+    expect(await count(onA, 'select count(*) as n from show_seats where show_id = $1', [show])).toBe(0);
+    expect(await count(onA, 'select count(*) as n from holds where show_id = $1', [show])).toBe(0);
+    expect(await count(onB, 'select count(*) as n from show_seats where show_id = $1', [show])).toBe(20);
+    // The hold kept its expiry; the booking reads from b; its seats stay taken; new holds sell on b.
+    const again = await t.http.get(`/v1/holds/${held.body.hold_id}`, buyer.token);
+    expectStatus(again, 200);
+    expect(again.body.expires_at).toBe(held.body.expires_at);
+    expect((await hold(show, ['A1'])).status).toBe(409);
+    expect((await hold(show, ['A3'])).status).toBe(409);
+    const fresh = await hold(show, ['B1']);
+    expectStatus(fresh, 201);
+    expect(await count(onB, 'select count(*) as n from holds where id = $1', [fresh.body.hold_id])).toBe(1);
+    // Moving it where it is changes nothing.
+    expect((await t.http.post(`/v1/admin/shows/${show}/move`, { shard: 'b' }, t.adminToken)).body).toMatchObject({ shard: 'b', epoch: 2, paused_ms: 0 });
+    // The operators' command (npm run move-show -- SHOW SHARD) moves it back.
+    const said: string[] = [];
+    await adminCommand(t.service, ['move-show', show, 'a'], (m) => said.push(m));
+    expect(said.at(-1)).toMatch(new RegExp(`show ${show} sells from shard a now \\(placement epoch 3\\)`));
+    expect(await count(onA, 'select count(*) as n from show_seats where show_id = $1', [show])).toBe(20);
+    expect(await count(onB, 'select count(*) as n from show_seats where show_id = $1', [show])).toBe(0);
+    expectStatus(await t.http.get(`/v1/holds/${fresh.body.hold_id}`, buyer.token), 200);
   });
 
   it("a shard that does not answer makes only its shows answer 503 SHARD_UNAVAILABLE, within 2 s; the other shard's show keeps selling", async () => {

@@ -4,6 +4,7 @@ import type { Context } from '../../app/context.js';
 import { requireRole } from '../auth.js';
 import { IdParams, problemResponse, roleRefusals } from '../schemas.js';
 import { listShards, showPlacement } from '../../app/shardAdmin.js';
+import { moveShowTo } from '../../app/showMoves.js';
 
 export default async function shardRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   app.get('/v1/admin/shards', {
@@ -37,4 +38,23 @@ export default async function shardRoutes(app: FastifyInstance, { ctx }: { ctx: 
       },
     },
   }, async (req) => showPlacement(ctx, req.params.id));
+
+  app.post<{ Params: IdParams; Body: { shard: string } }>('/v1/admin/shows/:id/move', {
+    onRequest: requireRole(ctx, 'admin'),
+    schema: {
+      tags: ['admin'], summary: "Moves a show's inventory to another shard", security: [{ bearer: [] }], params: IdParams,
+      description: "While the show's seats, holds (with their expiry), bookings, payments in flight and tickets are copied, checked and flipped, its purchase routes answer 503 OVERLOADED with Retry-After and its map keeps answering; every instance follows the new placement without a restart. Answers once the show serves from the new shard.",
+      body: Type.Object({ shard: Type.String({ minLength: 1, maxLength: 64, description: 'The shard to move to' }) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          show_id: Type.String(), shard: Type.String(), epoch: Type.Integer(),
+          paused_ms: Type.Integer({ description: "How long the show's purchase routes answered 503" }),
+        }, { description: 'The show serves from its new shard', examples: [{ show_id: 'show_01J9', shard: 'b', epoch: 2, paused_ms: 412 }] }),
+        ...roleRefusals('an admin'),
+        400: problemResponse('VALIDATION_FAILED: no shard of that name'),
+        404: problemResponse('NOT_FOUND: no such show'),
+        409: problemResponse('MOVE_IN_PROGRESS: the show is being moved already'),
+      },
+    },
+  }, async (req) => moveShowTo(ctx, req.params.id, req.body.shard));
 }
