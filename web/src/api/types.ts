@@ -87,6 +87,8 @@ export interface SectionSummary {
   booked: number;
   min_price: number | null;
   max_price: number | null;
+  /** Where the hall's layout places it: a rectangle in a 1000 × 1000 box, the stage at its centre. */
+  plan?: { x: number; y: number; w: number; h: number; angle?: number };
 }
 export interface Sections { show_id: string; version: number; sections: SectionSummary[] }
 
