@@ -16,7 +16,6 @@ export interface LiveLinesOptions {
 }
 
 /** Control characters (a carriage return, an escape sequence's ESC) would move the cursor: dropped. Tabs stay. */
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 const clean = (s: string) => s.replace(CONTROL, '');
 
