@@ -1,7 +1,7 @@
 // The catalog: venues, halls, events, shows. Admin writes, public reads.
 import { notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { expandLayout, type Layout } from '../domain/layout.js';
+import { checkSectionPlan, expandLayout, type Layout } from '../domain/layout.js';
 import { checkShowSettings, SHOW_DEFAULTS } from '../domain/shows.js';
 import * as catalog from '../db/catalog.js';
 import * as shows from '../db/shows.js';
@@ -32,12 +32,13 @@ const bulk = (ctx: Context) => ctx.db.as('catalog_writes');
 /** Creates a hall with all its seats (up to 100,000) in one transaction. */
 export async function createHall(ctx: Context, input: { venue_id: string; name: string; layout: Layout }) {
   const seats = expandLayout(input.layout);
+  const sectionPlan = checkSectionPlan(input.layout);
   const hall = { id: newId('hall'), venue_id: input.venue_id, name: input.name, seat_count: seats.length };
   await bulk(ctx).transaction(async (tx) => {
     if (!(await catalog.venueExists(tx, input.venue_id))) {
       throw validationFailed('unknown venue', [{ path: '/venue_id', message: 'no venue with this id' }]);
     }
-    await catalog.insertHall(tx, hall, seats);
+    await catalog.insertHall(tx, hall, seats, sectionPlan);
   });
   return hall;
 }

@@ -1,14 +1,16 @@
 // Per-instance memory of what never changes: a show's hall and that hall's seats.
 // Safe to keep forever: halls are immutable and a show never changes hall.
 import type { Queryable } from '../db/client.js';
-import { hallSeats } from '../db/catalog.js';
+import { hallSeats, hallSectionPlan } from '../db/catalog.js';
 import { showHallId } from '../db/shows.js';
-import type { HallSeat } from '../domain/layout.js';
+import type { HallSeat, SectionPlacement } from '../domain/layout.js';
 
 export interface HallLayout {
   hallId: string;
   seats: readonly HallSeat[];
   seatIds: ReadonlySet<string>;
+  /** Where the layout places its sections on the plan (empty when it places none). */
+  sectionPlan: ReadonlyMap<string, SectionPlacement>;
 }
 
 const MAX_HALLS = 64;
@@ -41,8 +43,8 @@ export class HallCatalog {
   forHall(hallId: string): Promise<HallLayout> {
     let layout = this.layouts.get(hallId);
     if (!layout) {
-      layout = hallSeats(this.db, hallId).then((seats) => {
-        const loaded = { hallId, seats, seatIds: new Set(seats.map((s) => s.seat_id)) };
+      layout = Promise.all([hallSeats(this.db, hallId), hallSectionPlan(this.db, hallId)]).then(([seats, sectionPlan]) => {
+        const loaded = { hallId, seats, seatIds: new Set(seats.map((s) => s.seat_id)), sectionPlan };
         this.loaded.set(hallId, loaded);
         return loaded;
       });

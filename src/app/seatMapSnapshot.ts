@@ -3,6 +3,7 @@
 // first ask and kept with the snapshot, so however many browsers ask, each is
 // serialized (and compressed) once per cache refresh.
 import { seatsBySection, summariseSections, type MapStatus } from '../domain/seatSections.js';
+import type { SectionPlacement } from '../domain/layout.js';
 import { EncodedBody } from './encodedBody.js';
 
 export interface MapSeat {
@@ -29,7 +30,11 @@ export class SeatMapSnapshot {
    * `etag` is the map's strong tag; it must change whenever any seat's answer does.
    * `seats` are never changed once here (the next refresh may share the unchanged ones).
    */
-  constructor(readonly showId: string, readonly version: number, readonly etag: string, readonly seats: readonly MapSeat[]) {}
+  constructor(
+    readonly showId: string, readonly version: number, readonly etag: string, readonly seats: readonly MapSeat[],
+    /** Where the hall's layout places its sections on the plan (a hall's, so never changing: not in the tag). */
+    readonly sectionPlan: ReadonlyMap<string, SectionPlacement> = new Map(),
+  ) {}
 
   /** The whole map (a stadium's is ~6 MB: made only when someone asks for it, not for its sections). */
   get map(): EncodedBody {
@@ -42,10 +47,18 @@ export class SeatMapSnapshot {
     return this.map.bytes;
   }
 
-  /** `{show_id, version, sections: [...]}`; `sections: []` for a hall without sections. */
+  /**
+   * `{show_id, version, sections: [...]}`; `sections: []` for a hall without sections.
+   * A section the layout places carries its `plan` too.
+   */
   sections(): EncodedBody {
-    this.summary ??= new EncodedBody(
-      Buffer.from(JSON.stringify({ show_id: this.showId, version: this.version, sections: summariseSections(this.seats) })),
+    if (this.summary) return this.summary;
+    const sections = summariseSections(this.seats).map((s) => {
+      const plan = this.sectionPlan.get(s.section);
+      return plan ? { ...s, plan } : s;
+    });
+    this.summary = new EncodedBody(
+      Buffer.from(JSON.stringify({ show_id: this.showId, version: this.version, sections })),
       derivedTag(this.etag, 'sections'),
     );
     return this.summary;

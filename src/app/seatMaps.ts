@@ -79,6 +79,6 @@ export class SeatMaps {
       if (s.accessible) seat.accessible = true;
       return seat;
     });
-    return new SeatMapSnapshot(showId, states.version, etag, seats);
+    return new SeatMapSnapshot(showId, states.version, etag, seats, layout.sectionPlan);
   }
 }

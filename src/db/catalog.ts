@@ -1,6 +1,6 @@
 // Venues, halls and their seats, events.
 import type { Queryable } from './client.js';
-import type { HallSeat } from '../domain/layout.js';
+import type { HallSeat, SectionPlacement } from '../domain/layout.js';
 import type { Position } from '../domain/paging.js';
 import { afterParams, positionColumn, withPosition } from './paging.js';
 
@@ -22,8 +22,13 @@ export async function venueExists(db: Queryable, id: string): Promise<boolean> {
 }
 
 /** The hall and all its seats in two statements, whatever the size (arrays, not 60,000 inserts). */
-export async function insertHall(db: Queryable, h: HallRow, seats: readonly HallSeat[]): Promise<void> {
-  await db.query('insert into halls (id, venue_id, name, seat_count) values ($1, $2, $3, $4)', [h.id, h.venue_id, h.name, h.seat_count]);
+export async function insertHall(
+  db: Queryable, h: HallRow, seats: readonly HallSeat[], sectionPlan: ReadonlyMap<string, SectionPlacement> = new Map(),
+): Promise<void> {
+  await db.query(
+    'insert into halls (id, venue_id, name, seat_count, section_plan) values ($1, $2, $3, $4, $5)',
+    [h.id, h.venue_id, h.name, h.seat_count, sectionPlan.size ? JSON.stringify(Object.fromEntries(sectionPlan)) : null],
+  );
   await db.query(
     `insert into hall_seats (hall_id, seat_id, position, row_label, number, section, tier, accessible)
      select $1, s.seat_id, s.position, s.row_label, s.number, s.section, s.tier, s.accessible
@@ -49,6 +54,12 @@ export async function hallTierCounts(db: Queryable, hallId: string): Promise<{ t
   const r = await db.query<{ tier: string; seats: number }>(
     'select tier, count(*) as seats from hall_seats where hall_id = $1 group by tier order by tier', [hallId]);
   return r.rows;
+}
+
+/** Where the layout places the hall's sections on the plan, by section (empty when it places none). */
+export async function hallSectionPlan(db: Queryable, hallId: string): Promise<Map<string, SectionPlacement>> {
+  const r = await db.query<{ section_plan: Record<string, SectionPlacement> | null }>('select section_plan from halls where id = $1', [hallId]);
+  return new Map(Object.entries(r.rows[0]?.section_plan ?? {}));
 }
 
 /** The hall's seats in layout order. */

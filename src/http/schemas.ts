@@ -39,10 +39,24 @@ export const LayoutRow = Type.Object({
   section: Type.Optional(Label),
   accessible: Type.Optional(Type.Array(SeatNumber, { maxItems: 100_000, uniqueItems: true })),
 });
+/** Where a section is drawn: a rectangle in a 1000 × 1000 box, the stage at its centre (500, 500). */
+export const SectionPlacement = Type.Object({
+  x: Type.Number({ description: 'Left edge, 0..1000' }),
+  y: Type.Number({ description: 'Top edge, 0..1000 (y grows downwards)' }),
+  w: Type.Number({ description: 'Width, above 0; x + w ≤ 1000' }),
+  h: Type.Number({ description: 'Height, above 0; y + h ≤ 1000' }),
+  angle: Type.Optional(Type.Number({ description: 'Degrees clockwise about its own centre, -180..180 (default 0)' })),
+});
+export const LayoutSection = Type.Object({ section: Label, plan: SectionPlacement });
 export const HallInput = Type.Object({
   venue_id: Id,
   name: Name,
-  layout: Type.Object({ rows: Type.Array(LayoutRow, { minItems: 1, maxItems: 10_000 }) }),
+  layout: Type.Object({
+    rows: Type.Array(LayoutRow, { minItems: 1, maxItems: 10_000 }),
+    sections: Type.Optional(Type.Array(LayoutSection, {
+      maxItems: 10_000, description: 'Optional: where some or all sections are drawn on the venue plan; the others get a plan derived from their names and prices',
+    })),
+  }),
 }, { examples: [{ venue_id: 'ven_01J9', name: 'Grande salle', layout: { rows: [{ row: 'A', seats: 20, tier: 'premium', accessible: [1, 2] }, { row: 'B', seats: 20, tier: 'standard' }] } }] });
 export type HallInput = Static<typeof HallInput>;
 export const Hall = Type.Object({ id: Type.String(), venue_id: Type.String(), name: Type.String(), seat_count: Type.Integer() });
@@ -176,6 +190,7 @@ export const SeatSections = Type.Object({
     booked: Type.Integer(),
     min_price: Type.Union([Type.Integer(), Type.Null()], { description: "The lowest price among all the section's seats, whatever their status" }),
     max_price: Type.Union([Type.Integer(), Type.Null()], { description: "The highest price among all the section's seats, whatever their status" }),
+    plan: Type.Optional(Type.Object(SectionPlacement.properties, { description: "Where the hall's layout places the section on the plan; absent when it does not" })),
   }), { description: 'One per section, in layout order; empty for a hall without sections' }),
 });
 

@@ -167,7 +167,8 @@ describeInBrowser('web app: operator pages', () => {
       { row: 'A', seats: 6, tier: 'standard', section: '101' },
       { row: 'B', seats: [1, 2, 3, 5], tier: 'standard', section: '101' },
       { row: 'A', seats: 4, tier: 'premium', section: '102', accessible: [1] },
-    ] }));
+    ], sections: [{ section: '102', plan: { x: 380, y: 640, w: 240, h: 120 } }] }));
+    await page.getByText('This file places 1 section.').waitFor();
     await until('the file in the editor', async () => (await row(2).getByLabel('Seats', { exact: true }).inputValue()) === '1-3, 5');
     expect(await row(3).getByLabel('Section (optional)').inputValue()).toBe('102');
     expect(await problems.count()).toBe(0);

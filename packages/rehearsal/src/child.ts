@@ -100,8 +100,8 @@ export function startChild(o: ChildOptions): Promise<Child> {
     logs.count++;
     logs.last.push(line);
     if (logs.last.length > KEEP_LINES) logs.last.shift();
-    if (logs.count <= ECHO_LINES) stderrLines.note(`  [${o.name}] ${line.slice(0, 400)}`);
-    if (logs.count === ECHO_LINES + 1) stderrLines.note(`  [${o.name}] … further lines counted, not shown`);
+    if (logs.count <= ECHO_LINES) stderrLines.note(line.slice(0, 400), o.name);
+    if (logs.count === ECHO_LINES + 1) stderrLines.note('… further lines counted, not shown', o.name);
   };
   for (const stream of [proc.stdout!, proc.stderr!]) {
     let buffered = '';
@@ -113,6 +113,11 @@ export function startChild(o: ChildOptions): Promise<Child> {
         onLine(buffered.slice(0, nl));
         buffered = buffered.slice(nl + 1);
       }
+    });
+    // A last line without its newline (a child that died mid-write) is still a line.
+    stream.on('end', () => {
+      if (buffered !== '') onLine(buffered);
+      buffered = '';
     });
   }
 

@@ -1,6 +1,7 @@
 // Undo what a benchmark or a rehearsal set up (child processes, its database) on
 // every way out: normal end, a thrown error, Ctrl-C or SIGTERM. Steps run newest first, once.
 type Step = { name: string; run: () => Promise<void> | void };
+import { stderrLines } from './terminal.js';
 
 const steps: Step[] = [];
 let running: Promise<void> | null = null;
@@ -30,7 +31,7 @@ export function cleanup(): Promise<void> {
       try {
         await step.run();
       } catch (err) {
-        process.stderr.write(`cleanup "${step.name}" failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        stderrLines.note(`cleanup "${step.name}" failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   })().finally(() => {
@@ -50,7 +51,7 @@ export function runBenchmark(main: () => Promise<void>): void {
     const onSignal = (signal: NodeJS.Signals) => {
       interrupted++;
       if (interrupted > 1) process.exit(130);
-      process.stderr.write(`\n${signal}: stopping, cleaning up (press Ctrl-C again to quit at once)\n`);
+      stderrLines.note(`${signal}: stopping, cleaning up (press Ctrl-C again to quit at once)`);
       void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     };
     process.on('SIGINT', onSignal);
@@ -60,7 +61,7 @@ export function runBenchmark(main: () => Promise<void>): void {
   main().then(
     () => cleanup().then(() => process.exit(process.exitCode ?? 0)),
     (err) => {
-      process.stderr.write(`benchmark failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      stderrLines.note(`benchmark failed: ${err instanceof Error ? err.stack : String(err)}`);
       void cleanup().finally(() => process.exit(1));
     },
   );

@@ -183,11 +183,11 @@ describe('the live progress block and the lines printed above it', () => {
     expect(lines.join('\n')).toContain('  [service] a short line');
   });
 
-  it('prints plain lines when stderr is not a terminal', () => {
+  it('prints plain lines when stderr is not a terminal (the block as one line; see terminal.test.ts)', () => {
     const written: string[] = [];
     const live = new LiveLines({ write: (s: string) => written.push(s) });
     live.progress(['a', 'b']);
     live.note('n');
-    expect(written.join('')).toBe('a\nb\nn\n');
+    expect(written.join('')).toBe('a | b\nn\n');
   });
 });

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api/client';
-import type { Venue } from '../api/types';
+import type { Layout, Venue } from '../api/types';
 import { Field } from './CatalogForms';
 import { checkDraft, emptyRow, readLayoutFile, toLayout, type DraftRow, type FieldError } from './layout';
 import { LayoutPreview } from './LayoutPreview';
@@ -48,6 +48,8 @@ export function HallEditor() {
   const [venueId, setVenueId] = useState('');
   const [name, setName] = useState('');
   const [rows, setRows] = useState<DraftRow[]>([{ ...emptyRow('A'), seats: '10' }]);
+  /** Section placements read from a file (not edited here; sent with the rows). */
+  const [placements, setPlacements] = useState<Layout['sections']>(undefined);
   const [pasted, setPasted] = useState('');
   const [fileProblem, setFileProblem] = useState<FormProblem | null>(null);
   const [problem, setProblem] = useState<FormProblem | null>(null);
@@ -71,6 +73,7 @@ export function HallEditor() {
     if ('errors' in read) { setFileProblem({ message: `${source} could not be read.`, errors: read.errors }); return; }
     setFileProblem(null); setProblem(null); setTouched(true);
     setRows(read.rows);
+    setPlacements(read.sections);
   };
   const onFile = async (e: Event) => {
     const file = (e.currentTarget as HTMLInputElement).files?.[0];
@@ -87,7 +90,7 @@ export function HallEditor() {
     if (local.length) { setProblem({ message: 'The hall has problems: fix them and create it again.', errors: local.filter((x) => !errs.includes(x)) }); return; }
     setBusy(true);
     try {
-      const hall = await api.admin.createHall({ venue_id: venueId, name: name.trim(), layout: toLayout(rows) });
+      const hall = await api.admin.createHall({ venue_id: venueId, name: name.trim(), layout: toLayout(rows, placements) });
       flash(`Hall ${hall.name} created with ${hall.seat_count} seats.`);
       route('/admin');
     } catch (err) {
@@ -115,7 +118,9 @@ export function HallEditor() {
         <fieldset class="layout-import">
           <legend>Layout file</legend>
           <p class="hint" id="layout-format">JSON like {'{"rows": [{"row": "A", "seats": 20, "tier": "standard", "section": "101", "accessible": [1, 2]}]}'}.
-            It replaces the rows below.</p>
+            It replaces the rows below. An optional {'"sections": [{"section": "101", "plan": {"x": 380, "y": 250, "w": 240, "h": 90}}]'} beside
+            the rows places sections on the venue plan (a 1000 × 1000 box, the stage at its centre); it is sent with the rows.
+            {placements?.length ? ` This file places ${placements.length} section${placements.length === 1 ? '' : 's'}.` : ''}</p>
           <div class="field">
             <label for="layout-file">Upload a layout file</label>
             <input id="layout-file" type="file" accept="application/json,.json" onChange={onFile} aria-describedby="layout-format" />

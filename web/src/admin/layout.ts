@@ -1,6 +1,6 @@
 // A hall layout as the editor holds it (text fields per row), to and from the API's
 // `layout` JSON, and checked before it is sent: the same rules the service applies.
-import type { Layout, LayoutRow } from '../api/types';
+import type { Layout, LayoutRow } from '../api/types.js';
 
 export const MAX_HALL_SEATS = 100_000;
 const LABEL = /^[A-Za-z0-9]{1,16}$/;
@@ -92,8 +92,10 @@ export function checkDraft(rows: readonly DraftRow[]): FieldError[] {
 }
 
 /** The API's layout from a draft that passed checkDraft. */
-export function toLayout(rows: readonly DraftRow[]): Layout {
+/** The API's layout; `sections` (placements read from a file) sent as read, the service checks them. */
+export function toLayout(rows: readonly DraftRow[], sections?: Layout['sections']): Layout {
   return {
+    ...(sections?.length ? { sections } : {}),
     rows: rows.map((r): LayoutRow => {
       const t = r.seats.trim();
       const seats = /^\d+$/.test(t) ? Number(t) : seatNumbers(t)!;
@@ -113,7 +115,7 @@ const isNumberList = (v: unknown): v is number[] => Array.isArray(v) && v.every(
  * A layout file's text → editor rows, or the reasons it cannot be read. What is read is
  * checked by checkDraft afterwards (duplicates, counts, tiers), like typed rows.
  */
-export function readLayoutFile(text: string): { rows: DraftRow[] } | { errors: FieldError[] } {
+export function readLayoutFile(text: string): { rows: DraftRow[]; sections?: Layout['sections'] } | { errors: FieldError[] } {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -121,7 +123,7 @@ export function readLayoutFile(text: string): { rows: DraftRow[] } | { errors: F
     return { errors: [{ path: '', message: `The file is not JSON: ${(e as Error).message}` }] };
   }
   // Accept the layout itself or a whole hall body ({name, layout}).
-  const layout = (data && typeof data === 'object' && 'layout' in data ? (data as { layout: unknown }).layout : data) as { rows?: unknown } | null;
+  const layout = (data && typeof data === 'object' && 'layout' in data ? (data as { layout: unknown }).layout : data) as { rows?: unknown; sections?: unknown } | null;
   if (!layout || typeof layout !== 'object' || !Array.isArray(layout.rows)) {
     return { errors: [{ path: '/layout', message: 'The file must hold {"rows": [{"row": "A", "seats": 20, "tier": "standard"}, …]}.' }] };
   }
@@ -142,5 +144,10 @@ export function readLayoutFile(text: string): { rows: DraftRow[] } | { errors: F
       accessible: isNumberList(r.accessible) ? formatNumbers(r.accessible) : '',
     };
   });
-  return errors.length ? { errors } : { rows };
+  // Section placements are kept as written: the service checks them against the rows and the box.
+  if (layout.sections !== undefined && !Array.isArray(layout.sections)) {
+    errors.push({ path: '/layout/sections', message: '"sections" must be a list of {"section": "101", "plan": {"x", "y", "w", "h"}}.' });
+  }
+  const sections = Array.isArray(layout.sections) ? (layout.sections as Layout['sections']) : undefined;
+  return errors.length ? { errors } : { rows, ...(sections?.length ? { sections } : {}) };
 }

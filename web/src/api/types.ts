@@ -33,7 +33,9 @@ export interface LayoutRow {
   section?: string;
   accessible?: number[];
 }
-export interface Layout { rows: LayoutRow[] }
+/** Where a layout places a section on the venue plan: a rectangle in a 1000 × 1000 box, the stage at its centre. */
+export interface SectionPlacement { x: number; y: number; w: number; h: number; angle?: number }
+export interface Layout { rows: LayoutRow[]; sections?: { section: string; plan: SectionPlacement }[] }
 
 export interface Show {
   id: string;
@@ -87,6 +89,8 @@ export interface SectionSummary {
   booked: number;
   min_price: number | null;
   max_price: number | null;
+  /** Where the hall's layout places it: a rectangle in a 1000 × 1000 box, the stage at its centre. */
+  plan?: SectionPlacement;
 }
 export interface Sections { show_id: string; version: number; sections: SectionSummary[] }
 

@@ -2,7 +2,9 @@
 // The ring comes from the section's name when every name starts with a number of three
 // or more digits (101–112 the first ring, 201–212 the second: how stadiums number their
 // tiers), else from its price (dearest nearest the stage). Within a ring, sections go
-// clockwise from the top in the order of their names. Pure: no DOM. (Imports carry
+// clockwise from the top in the order of their names. A section the hall's layout places
+// (its summary's `plan`: a rectangle in a 1000 × 1000 box, the stage at the centre) is
+// drawn there instead, and the rings are made of the others. Pure: no DOM. (Imports carry
 // `.js` so the tests, type-checked as Node ESM, can import this file too.)
 import type { SectionSummary } from '../../api/types.js';
 
@@ -20,6 +22,7 @@ export type Availability = 'many' | 'some' | 'few' | 'none';
 
 export interface PlannedSection {
   summary: SectionSummary;
+  /** Its ring (0 nearest the stage), or -1 when the layout places it. */
   ring: number;
   /** The wedge's SVG path. */
   path: string;
@@ -79,9 +82,31 @@ function wedge(inner: number, outer: number, from: number, to: number): string {
     + `L${f(cx)} ${f(cy)}A${f(inner * STRETCH.x)} ${f(inner * STRETCH.y)} 0 ${large} 0 ${f(dx)} ${f(dy)}Z`;
 }
 
-export function planSections(sections: readonly SectionSummary[]): SectionPlan {
+/** The layout's box, stretched onto the plan (its centre on the stage's). */
+export const LAYOUT_BOX = 1000;
+
+/** A placed section's rectangle, turned about its centre, in plan coordinates. */
+export function placedShape(plan: NonNullable<SectionSummary['plan']>): { path: string; centre: [number, number] } {
+  const sx = PLAN_WIDTH / LAYOUT_BOX;
+  const sy = PLAN_HEIGHT / LAYOUT_BOX;
+  const cx = plan.x + plan.w / 2;
+  const cy = plan.y + plan.h / 2;
+  const a = ((plan.angle ?? 0) * Math.PI) / 180;
+  const corners = [[plan.x, plan.y], [plan.x + plan.w, plan.y], [plan.x + plan.w, plan.y + plan.h], [plan.x, plan.y + plan.h]].map(([x, y]) => {
+    // Turned in the box (where the layout said it), then stretched onto the plan.
+    const dx = x! - cx;
+    const dy = y! - cy;
+    return [(cx + dx * Math.cos(a) - dy * Math.sin(a)) * sx, (cy + dx * Math.sin(a) + dy * Math.cos(a)) * sy] as const;
+  });
+  const path = corners.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${f(x)} ${f(y)}`).join('') + 'Z';
+  return { path, centre: [cx * sx, cy * sy] };
+}
+
+export function planSections(all: readonly SectionSummary[]): SectionPlan {
+  const sections = all.filter((s) => !s.plan);
+  const placed = all.filter((s) => s.plan);
   // Price bands, dearest first (a section without a price last).
-  const keys = [...new Map(sections.map((s) => [bandKey(s), s])).values()]
+  const keys = [...new Map(all.map((s) => [bandKey(s), s])).values()]
     .sort((a, b) => (b.max_price ?? -1) - (a.max_price ?? -1) || (b.min_price ?? -1) - (a.min_price ?? -1));
   const bandIndex = new Map(keys.map((s, i) => [bandKey(s), i]));
   const bandOf = (s: SectionSummary) => bandIndex.get(bandKey(s))!;
@@ -101,6 +126,11 @@ export function planSections(sections: readonly SectionSummary[]): SectionPlan {
       const [labelX, labelY] = point((inner + outer) / 2, k * step);
       planned.push({ summary: s, ring, path: wedge(inner, outer, from, to), labelX, labelY, band: bandOf(s), availability: availabilityOf(s) });
     });
+  }
+  for (const s of placed) {
+    const { path, centre } = placedShape(s.plan!);
+    // The name sits a little above the centre: its second line ("2,497 free") goes below.
+    planned.push({ summary: s, ring: -1, path, labelX: centre[0], labelY: centre[1] - 4, band: bandOf(s), availability: availabilityOf(s) });
   }
   return { sections: planned, bands: keys.map((s) => ({ min: s.min_price, max: s.max_price })) };
 }
