@@ -102,7 +102,11 @@ describe('operations', () => {
     }
     const hold = doc.paths['/v1/shows/{id}/holds'].post;
     expect(hold.security).toEqual([{ bearer: [] }]);
-    expect(hold.requestBody?.content?.['application/json']?.schema?.properties?.seats?.type).toBe('array');
+    // The body is chosen seats or best available (API.md, Holds): both forms are in the document.
+    const body = hold.requestBody?.content?.['application/json']?.schema;
+    const forms: { properties?: Record<string, { type?: string }> }[] = body?.anyOf ?? body?.oneOf ?? [body];
+    expect(forms.find((f) => f.properties?.seats)?.properties?.seats?.type).toBe('array');
+    expect(forms.find((f) => f.properties?.best_available)?.properties?.best_available?.type).toBe('object');
     expect(Object.keys(hold.responses)).toEqual(expect.arrayContaining(['201', '400', '403', '404', '409']));
     expect(doc.components?.securitySchemes?.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
