@@ -33,6 +33,7 @@ const BENCHES: Bench[] = [
   { name: 'abuse', script: 'abuse.js', quick: { BENCH_BUYERS: '40', BENCH_ROUNDS: '2' } },
   { name: 'overload', script: 'overload.js', quick: { BENCH_BUYERS: '2000', BENCH_UNLOADED_SECONDS: '5', BENCH_MAX_SECONDS: '45' } },
   { name: 'feed', script: 'seatFeed.js', quick: { BENCH_SECONDS: '4', BENCH_WARMUP_SECONDS: '1', BENCH_ROUNDS: '1' } },
+  { name: 'shards', script: 'shards.js', quick: { BENCH_SECONDS: '6', BENCH_WARMUP_SECONDS: '1', BENCH_ROUNDS: '1' } },
   { name: 'stream', script: 'stream.js', quick: { BENCH_SECONDS: '6', BENCH_ROUNDS: '1', BENCH_VIEWERS: '2000' } },
   {
     name: 'webapp', script: 'webapp.js', quick: { BENCH_TRIALS: '5' },

@@ -61,6 +61,8 @@ export interface HallLayoutRow {
 export async function createShow(baseUrl: string, token: string, o: {
   rows: number; seatsPerRow: number; hold_ttl_seconds?: number; per_user_limit?: number; waiting_room?: boolean;
   layout?: HallLayoutRow[]; price_tiers?: Record<string, number>;
+  /** Pins the show to this shard (SHARD_URLS name). */
+  shard?: string;
 }): Promise<ShowFixture> {
   const post = async (path: string, body: unknown) => must(await call(baseUrl, 'POST', path, { body, token }), 201, `POST ${path}`).body;
   const venue = await post('/v1/admin/venues', { name: 'Bench Cinema', city: 'Benchville' });
@@ -80,6 +82,7 @@ export async function createShow(baseUrl: string, token: string, o: {
     ...(o.hold_ttl_seconds !== undefined ? { hold_ttl_seconds: o.hold_ttl_seconds } : {}),
     ...(o.per_user_limit !== undefined ? { per_user_limit: o.per_user_limit } : {}),
     ...(o.waiting_room !== undefined ? { waiting_room: o.waiting_room } : {}),
+    ...(o.shard !== undefined ? { shard: o.shard } : {}),
   });
   return { showId: show.id, rows, seatsPerRow: o.seatsPerRow };
 }
