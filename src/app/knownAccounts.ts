@@ -7,28 +7,43 @@
 // shows on shards keep selling.
 const KNOWN_FOR_MS = 60_000;
 const MAX_KNOWN = 100_000;
+/**
+ * How long a hold waits for the look-up before the signature vouches for the account:
+ * a silent control database must not add its bounds (seconds) to the purchase path's.
+ * The look-up goes on; its answer is remembered for the next request.
+ */
+const LOOKUP_WAIT_MS = 250;
 
 export class KnownAccounts {
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly lookup: (userId: string) => Promise<boolean>, private readonly knownForMs = KNOWN_FOR_MS) {}
+  constructor(
+    private readonly lookup: (userId: string) => Promise<boolean>,
+    private readonly knownForMs = KNOWN_FOR_MS,
+    private readonly lookupWaitMs = LOOKUP_WAIT_MS,
+  ) {}
 
-  /** False only when the control database answered that there is no such account. */
+  /** False only when the control database answered, within the wait, that there is no such account. */
   async exists(userId: string): Promise<boolean> {
     const at = this.seen.get(userId);
     if (at !== undefined && Date.now() - at < this.knownForMs) return true;
-    let found: boolean;
+    const answer = this.lookup(userId).then((found) => {
+      if (!found) this.seen.delete(userId);
+      else {
+        if (this.seen.size >= MAX_KNOWN) this.seen.clear();
+        this.seen.set(userId, Date.now());
+      }
+      return found;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<true>((resolve) => { timer = setTimeout(() => resolve(true), this.lookupWaitMs); });
     try {
-      found = await this.lookup(userId);
+      return await Promise.race([answer, late]);
     } catch {
       return true; // the control database is away or busy: the signature vouches for the account
+    } finally {
+      clearTimeout(timer);
+      answer.catch(() => {});
     }
-    if (!found) {
-      this.seen.delete(userId);
-      return false;
-    }
-    if (this.seen.size >= MAX_KNOWN) this.seen.clear();
-    this.seen.set(userId, Date.now());
-    return true;
   }
 }
