@@ -22,18 +22,36 @@ export interface HoldView {
   currency: string;
 }
 
+/** What a claim answers that every kind of hold reads. */
+interface Claimed {
+  outcome: string;
+  expires_at: Date | null;
+  amount: number | null;
+  currency: string | null;
+}
+
+/** One kind of hold request: chosen seats or best available. */
+interface HoldRequest<C extends Claimed> {
+  /** Checked against the hall in memory, before anything else is asked (400). */
+  check(layout: HallLayout): void;
+  /** Seats asked for, for the waiting room's gate. */
+  count: number;
+  claim(db: Database, holdId: string): Promise<C>;
+  /** The outcome counted as a lost race in the show's tally. */
+  conflict: string;
+  /** The metrics label of an outcome. */
+  label(outcome: string): string;
+  seats(claim: C): string[];
+  refused(claim: C): Refusal;
+}
+
 /**
- * Holds every requested seat for the buyer, or none. Plan outside (seat ids
- * checked against the hall in memory), then one claim round trip decides. The
- * claim's refusals come back as data; only rare failures are thrown. A
- * waiting-room show's gate (admission token) is decided in process before the claim.
+ * Plan outside (the request checked against the hall in memory, the waiting room's
+ * gate decided in process), then one claim round trip decides. The claim's refusals
+ * come back as data; only rare failures are thrown.
  */
-export async function holdSeats(
-  ctx: Context,
-  buyer: Principal,
-  showId: string,
-  seats: readonly string[],
-  admissionToken: string | string[] | undefined,
+async function holdFor<C extends Claimed>(
+  ctx: Context, buyer: Principal, showId: string, admissionToken: string | string[] | undefined, r: HoldRequest<C>,
 ): Promise<{ hold: HoldView } | { refused: Refusal }> {
   const stop = ctx.metrics.holdDuration.startTimer();
   let result = 'error';
@@ -44,7 +62,7 @@ export async function holdSeats(
       throw notFound('show');
     }
     try {
-      checkRequestedSeats(seats, layout.seatIds);
+      r.check(layout);
     } catch (err) {
       result = 'invalid_seats';
       throw err;
@@ -57,7 +75,7 @@ export async function holdSeats(
     }
     if (rule?.waitingRoom) {
       const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
-      const refused = holdGate(rule, ctx.showRules.dbNow(), seats.length, admission, showId);
+      const refused = holdGate(rule, ctx.showRules.dbNow(), r.count, admission, showId);
       if (refused) {
         result = `gate_${refused.code.toLowerCase()}`;
         return { refused };
@@ -65,17 +83,15 @@ export async function holdSeats(
       ctx.room.present(showId, admission!.position);
     }
     const holdId = showScopedId('hold', showId);
-    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }));
-    result = claim.outcome;
+    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => r.claim(db, holdId));
+    result = r.label(claim.outcome);
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
-    else if (claim.outcome === 'seat_unavailable') ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') {
-      return { refused: refusal(claim.outcome, { taken: claim.taken, seatLimit: claim.seat_limit, seatsHad: claim.seats_had, opensAt: claim.opens_at }) };
-    }
+    else if (claim.outcome === r.conflict) ctx.holdTally.count(showId, 'conflict');
+    if (claim.outcome !== 'held') return { refused: r.refused(claim) };
     return { hold: {
       hold_id: holdId,
       show_id: showId,
-      seats: [...seats],
+      seats: r.seats(claim),
       status: 'active',
       expires_at: claim.expires_at!.toISOString(),
       amount: claim.amount!,
@@ -85,6 +101,21 @@ export async function holdSeats(
     ctx.metrics.holdAttempts.inc({ result });
     stop();
   }
+}
+
+/** Holds every requested seat for the buyer, or none. */
+export function holdSeats(
+  ctx: Context, buyer: Principal, showId: string, seats: readonly string[], admissionToken: string | string[] | undefined,
+): Promise<{ hold: HoldView } | { refused: Refusal }> {
+  return holdFor(ctx, buyer, showId, admissionToken, {
+    check: (layout) => checkRequestedSeats(seats, layout.seatIds),
+    count: seats.length,
+    claim: (db, holdId) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }),
+    conflict: 'seat_unavailable',
+    label: (outcome) => outcome,
+    seats: () => [...seats],
+    refused: (c) => refusal(c.outcome as Parameters<typeof refusal>[0], { taken: c.taken, seatLimit: c.seat_limit, seatsHad: c.seats_had, opensAt: c.opens_at }),
+  });
 }
 
 /** A hall's sections and tiers, worked out once per layout (a stadium has 60,000 seats). */
@@ -101,64 +132,23 @@ function facetsOf(layout: HallLayout): { sections: Set<string>; tiers: Set<strin
 /**
  * Best available: the service chooses `count` adjacent seats matching the filters and
  * holds them in the same single claim as chosen seats (claim_best_seats), all or none,
- * under the same per-user limit; NOT_ENOUGH_SEATS when no such seats are left. The
- * same checks, in the same order, as holdSeats.
+ * under the same per-user limit; NOT_ENOUGH_SEATS when no such seats are left.
  */
-export async function holdBestSeats(
-  ctx: Context,
-  buyer: Principal,
-  showId: string,
-  best: BestAvailableRequest,
-  admissionToken: string | string[] | undefined,
+export function holdBestSeats(
+  ctx: Context, buyer: Principal, showId: string, best: BestAvailableRequest, admissionToken: string | string[] | undefined,
 ): Promise<{ hold: HoldView } | { refused: Refusal }> {
-  const stop = ctx.metrics.holdDuration.startTimer();
-  let result = 'error';
-  try {
-    const layout = ctx.halls.known(showId) ?? (await ctx.halls.forShow(showId));
-    if (!layout) {
-      result = 'show_not_found';
-      throw notFound('show');
-    }
-    try {
-      checkBestAvailable(best, facetsOf(layout));
-    } catch (err) {
-      result = 'invalid_seats';
-      throw err;
-    }
-    const rule = await ctx.showRules.get(showId);
-    if (rule?.waitingRoom) {
-      const admission = admissionOf(ctx.room.tokens, admissionToken, buyer.userId);
-      const refused = holdGate(rule, ctx.showRules.dbNow(), best.count, admission, showId);
-      if (refused) {
-        result = `gate_${refused.code.toLowerCase()}`;
-        return { refused };
-      }
-      ctx.room.present(showId, admission!.position);
-    }
-    const holdId = showScopedId('hold', showId);
-    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => claimBestSeats(db, {
+  return holdFor(ctx, buyer, showId, admissionToken, {
+    check: (layout) => checkBestAvailable(best, facetsOf(layout)),
+    count: best.count,
+    claim: (db, holdId) => claimBestSeats(db, {
       showId, holdId, userId: buyer.userId, count: best.count,
       section: best.section ?? null, tier: best.tier ?? null, maxPrice: best.max_price ?? null,
-    }));
-    result = `best_${claim.outcome}`;
-    if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
-    else if (claim.outcome === 'not_enough_seats') ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') {
-      return { refused: refusal(claim.outcome, { seatLimit: claim.seat_limit, seatsHad: claim.seats_had, opensAt: claim.opens_at, countPath: '/best_available/count' }) };
-    }
-    return { hold: {
-      hold_id: holdId,
-      show_id: showId,
-      seats: claim.seats!,
-      status: 'active',
-      expires_at: claim.expires_at!.toISOString(),
-      amount: claim.amount!,
-      currency: claim.currency!,
-    } };
-  } finally {
-    ctx.metrics.holdAttempts.inc({ result });
-    stop();
-  }
+    }),
+    conflict: 'not_enough_seats',
+    label: (outcome) => `best_${outcome}`,
+    seats: (c) => c.seats!,
+    refused: (c) => refusal(c.outcome as Parameters<typeof refusal>[0], { seatLimit: c.seat_limit, seatsHad: c.seats_had, opensAt: c.opens_at, countPath: '/best_available/count' }),
+  });
 }
 
 /**

@@ -77,11 +77,18 @@ export async function waitingEntries(tx: Queryable, showId: string): Promise<{ u
 
 /** Whether anyone waits for the show, and how many of its seats are free right now (available, or held past their expiry). */
 export async function offerFacts(tx: Queryable, showId: string): Promise<{ waiting: boolean; free: number }> {
+  // Every release asks; a show nobody waits for must not have its free seats counted (a stadium has 60,000).
   const r = await tx.query<{ waiting: boolean; free: number }>(
-    `select exists (select 1 from waitlist_entries where show_id = $1 and status = 'waiting')
-            and not exists (select 1 from show_cancellations where show_id = $1) as waiting,
-            (select count(*) from show_seats where show_id = $1 and status = 'available')
-          + (select count(*) from show_seats where show_id = $1 and status = 'held' and hold_expires_at <= bo_now()) as free`,
+    `with w as (
+       select exists (select 1 from waitlist_entries where show_id = $1 and status = 'waiting')
+              and not exists (select 1 from show_cancellations where show_id = $1) as waiting
+     )
+     select w.waiting,
+            case when w.waiting then
+              (select count(*) from show_seats where show_id = $1 and status = 'available')
+            + (select count(*) from show_seats where show_id = $1 and status = 'held' and hold_expires_at <= bo_now())
+            else 0 end as free
+       from w`,
     [showId],
   );
   return r.rows[0]!;
