@@ -320,7 +320,9 @@ describe('moving a show between two clusters', () => {
     const errors = claims.filter((c) => c.err);
     expect(errors.map((c) => c.err)).toEqual([]);
     // Claims that were waiting when the source committed got "moved"; so did every later one.
-    const waited = claims.filter((c) => c.start < committedAt - result.pausedMs && c.end > committedAt);
+    // (Waiting at the commit, not necessarily from before the first lock: under load the
+    // lock's first pass takes seconds, and the claims it overtakes finish before it.)
+    const waited = claims.filter((c) => c.start < committedAt && c.end > committedAt);
     console.log(`show move: ${waited.length} claims waited through the move; outcomes ${JSON.stringify(countBy(claims.map((c) => c.r?.outcome ?? 'error')))}`);
     expect(waited.length).toBeGreaterThan(0);
     expect(new Set(waited.map((c) => c.r?.outcome))).toEqual(new Set(['moved']));
