@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { LONG_TESTS } from './vitest.long.config.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Timed against a budget (/healthz p99 under 100 ms): run alone afterwards, with
     // nothing else on the two cores (vitest.soak.config.ts; `npm test` runs both).
-    exclude: ['test/resilience/stays-up.test.ts', '**/node_modules/**'],
+    // The long runs (kill -9 loops, 60,000-seat moves) are `npm run test:long`'s (vitest.long.config.ts).
+    exclude: ['test/resilience/stays-up.test.ts', ...LONG_TESTS, '**/node_modules/**'],
     // The browser tests (test/web) need the built web app.
     globalSetup: ['test/support/webBuild.ts'],
     // Fails a test file that leaves timers, sockets, servers, child processes or
