@@ -19,9 +19,16 @@ export async function publishSeatChanges(db: Queryable, o: { limit: number; keep
   return r.rows[0]!;
 }
 
-/** Publishes what is committed now, waiting for a pass in progress (a map read, before it reads the version). */
-export async function publishPending(db: Queryable): Promise<void> {
-  await publishSeatChanges(db, { limit: 5000, keepSeconds: null, wait: true });
+/**
+ * Whether any of these changes of the show (by seat_version) is still unpublished: a
+ * map read that saw them waits for the publisher (it never publishes itself).
+ */
+export async function stillPending(db: Queryable, showId: string, seatVersions: readonly number[]): Promise<boolean> {
+  const r = await db.query<{ pending: boolean }>(
+    'select exists (select from seat_changes where show_id = $1 and seat_version = any ($2::bigint[])) as pending',
+    [showId, seatVersions],
+  );
+  return r.rows[0]!.pending;
 }
 
 export interface PublishedDelta {
