@@ -85,7 +85,11 @@ export class SeatMaps {
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.
     const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
-    const etag = `"${states.version}.${states.lazilyExpired}.${priceTag}"`;
+    // And a read that answers changes not yet counted in its version (it saw new ones
+    // after its wait, or the wait ran out) tags them too: the set of pending changes
+    // only grows until they are published, so their seat_versions' sum tells two apart.
+    const pendingTag = states.pending.length > 0 ? `.p${states.pending.reduce((a, b) => a + b, 0).toString(36)}` : '';
+    const etag = `"${states.version}.${states.lazilyExpired}${pendingTag}.${priceTag}"`;
     const before = await previous?.catch(() => null);
     if (before && before.etag === etag) return before;
     const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));

@@ -58,6 +58,14 @@ describe.each([
     expect(m.status.get('B1'), 'the read sees the committed hold').toBe('held');
     expect(m.version, 'unpublished: not counted').toBe(state.version);
     expect(await feedState(), 'the read published nothing').toEqual(state);
+    // Another change, still unpublished: the same version, but not the same ETag.
+    await hold(['B3']);
+    const again = await map();
+    expect(again.status.get('B3')).toBe('held');
+    expect(again.version).toBe(m.version);
+    expect(again.etag).not.toBe(m.etag);
+    const revalidated = await t.http.get(`/v1/shows/${showId}/seats`, undefined, { 'if-none-match': m.etag });
+    expect(revalidated.status, 'the old ETag must not answer 304 for a changed map').toBe(200);
   });
 
   it.skipIf(pglite)('answers while a publisher holds the lock (PostgreSQL: a read took that lock before)', async () => {
