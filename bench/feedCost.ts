@@ -123,6 +123,8 @@ runBenchmark(async () => {
       cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: bench.url, BOXOFFICE_DEMO: '0', LOG_LEVEL: 'warn' },
     });
     const client = new pg.Client({ connectionString: bench.url });
+    // A connection ended under it (the server, or someone dropping the database) fails the slice, not the process: cleanup still runs.
+    client.on('error', (err) => note(`${v.name}: publisher connection: ${err.message}`));
     await client.connect();
     await client.query(`
       insert into venues (id, name, city) values ('ven_b', 'Bench', 'Bench');
