@@ -120,7 +120,8 @@ export async function openService(
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
   const seatFeed = new SeatFeed(inventory.as('seat_feed').all(), config.liveMap, liveMetrics, log);
-  const seatMaps = new SeatMaps((showId) => inventory.ofShow(showId), halls, config.seatMapCacheMs);
+  // A map read waits up to ten publish intervals (at most 2 s, the map's staleness bound) for the changes it saw to be counted.
+  const seatMaps = new SeatMaps((showId) => inventory.ofShow(showId), halls, config.seatMapCacheMs, Math.min(2000, 10 * config.liveMap.feedIntervalMs));
   // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
   const openFiles = opts.openFiles ?? readOpenFileLimit();
   const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: openFiles, poolSize: config.poolSize });

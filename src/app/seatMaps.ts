@@ -4,8 +4,9 @@
 // comes from the claim, never from the map.
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/client.js';
-import { seatStates } from '../db/seats.js';
-import { publishPending } from '../db/seatChanges.js';
+import { seatStates, type SeatStates } from '../db/seats.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stillPending } from '../db/seatChanges.js';
 import type { HallCatalog } from './hallCatalog.js';
 import { SeatMapSnapshot, type MapSeat } from './seatMapSnapshot.js';
 
@@ -27,6 +28,8 @@ export class SeatMaps {
     private readonly db: Queryable | ((showId: string) => Promise<Queryable>),
     private readonly halls: HallCatalog,
     private readonly maxAgeMs: number,
+    /** How long a read waits for the publisher to count changes it saw (0: it does not wait). */
+    private readonly pendingWaitMs = 0,
   ) {}
 
   /** The map, from memory when fresh enough (`ready` when already built); concurrent misses share one build. */
@@ -50,19 +53,43 @@ export class SeatMaps {
     return entry && Date.now() - entry.at < this.maxAgeMs ? entry.ready : undefined;
   }
 
+  /**
+   * The show's seats, read when the changes committed before the read began are
+   * counted in its version: a buyer's own hold counts in the version and ETag they
+   * read next. A read never publishes (publishing is serialized per shard); when it
+   * saw changes of the show not published yet, it waits for the feed's publisher
+   * (every instance runs one each FEED_INTERVAL_MS) to publish those, then reads
+   * again, the seats and the version in one statement as always. Past
+   * `pendingWaitMs` it answers what it read: the map may be ahead of its version,
+   * which the staleness rule allows (docs/live-map.md).
+   */
+  private async countedStates(db: Queryable, showId: string): Promise<SeatStates> {
+    const first = await seatStates(db, showId);
+    if (first.pending.length === 0 || this.pendingWaitMs <= 0) return first;
+    const deadline = Date.now() + this.pendingWaitMs;
+    const step = Math.max(5, Math.min(25, this.pendingWaitMs / 8));
+    for (;;) {
+      if (Date.now() + step > deadline) return first;
+      await sleep(step);
+      if (!(await stillPending(db, showId, first.pending))) return seatStates(db, showId);
+    }
+  }
+
   /** A fresh read; `previous` (the last snapshot) is kept, with what it built, when nothing changed since. */
   private async build(showId: string, previous?: Promise<SeatMapAnswer | null>): Promise<SeatMapAnswer | null> {
     const layout = await this.halls.forShow(showId);
     if (!layout) return null;
-    // Changes committed before this read get their version first, so a buyer's own hold counts in the version and ETag it reads next.
     const db = typeof this.db === 'function' ? await this.db(showId) : this.db;
-    await publishPending(db);
-    const states = await seatStates(db, showId);
+    const states = await this.countedStates(db, showId);
     const tiers = states.priceTiers;
     // The version alone misses two changes that write no seat row: a hold expiring
     // before the sweeper frees it, and a price change. Both are in the tag.
     const priceTag = createHash('sha1').update(JSON.stringify(tiers)).digest('base64url').slice(0, 8);
-    const etag = `"${states.version}.${states.lazilyExpired}.${priceTag}"`;
+    // And a read that answers changes not yet counted in its version (it saw new ones
+    // after its wait, or the wait ran out) tags them too: the set of pending changes
+    // only grows until they are published, so their seat_versions' sum tells two apart.
+    const pendingTag = states.pending.length > 0 ? `.p${states.pending.reduce((a, b) => a + b, 0).toString(36)}` : '';
+    const etag = `"${states.version}.${states.lazilyExpired}${pendingTag}.${priceTag}"`;
     const before = await previous?.catch(() => null);
     if (before && before.etag === etag) return before;
     const statusOf = new Map(states.seats.map((s) => [s.seat_id, s.status]));

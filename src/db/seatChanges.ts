@@ -19,9 +19,16 @@ export async function publishSeatChanges(db: Queryable, o: { limit: number; keep
   return r.rows[0]!;
 }
 
-/** Publishes what is committed now, waiting for a pass in progress (a map read, before it reads the version). */
-export async function publishPending(db: Queryable): Promise<void> {
-  await publishSeatChanges(db, { limit: 5000, keepSeconds: null, wait: true });
+/**
+ * Whether any of these changes of the show (by seat_version) is still unpublished: a
+ * map read that saw them waits for the publisher (it never publishes itself).
+ */
+export async function stillPending(db: Queryable, showId: string, seatVersions: readonly number[]): Promise<boolean> {
+  const r = await db.query<{ pending: boolean }>(
+    'select exists (select from seat_changes where show_id = $1 and seat_version = any ($2::bigint[])) as pending',
+    [showId, seatVersions],
+  );
+  return r.rows[0]!.pending;
 }
 
 export interface PublishedDelta {
@@ -40,19 +47,24 @@ export async function lastPublishedBatch(db: Queryable): Promise<number> {
 }
 
 /**
- * The deltas of batches after `after`, at most `batches` of them, in batch order.
- * Batches commit in number order (one publisher at a time), so what this returns
- * is always a run of whole batches with nothing missing before it, unless
- * retention deleted it (the caller checks the first number).
+ * The deltas of batches after `after`, at most `batches` of them, in batch order,
+ * and the last batch number published (`head`), read in one snapshot.
+ * Batches commit in number order (one publisher at a time), so the deltas are
+ * always a run of whole batches with nothing missing before it, unless a batch is
+ * gone: deleted by retention, or a number the publisher skipped after a server
+ * restart (migrations/0027). The caller checks the first number, and `head` when
+ * there are no deltas.
  */
-export async function publishedDeltas(db: Queryable, after: number, batches: number): Promise<PublishedDelta[]> {
-  const r = await db.query<PublishedDelta>(
-    `select published_seq, show_id, map_version, changes,
-            extract(epoch from clock_timestamp() - oldest_change_at)::float8 as lag_seconds
-       from seat_deltas
-      where published_seq > $1 and published_seq <= $1 + $2
-      order by published_seq, show_id`,
+export async function publishedDeltas(db: Queryable, after: number, batches: number): Promise<{ head: number; deltas: PublishedDelta[] }> {
+  const r = await db.query<PublishedDelta & { head: number }>(
+    `select f.published_seq as head, d.published_seq, d.show_id, d.map_version, d.changes,
+            extract(epoch from clock_timestamp() - d.oldest_change_at)::float8 as lag_seconds
+       from seat_feed f
+       left join seat_deltas d on d.published_seq > $1 and d.published_seq <= $1 + $2
+      order by d.published_seq, d.show_id`,
     [after, batches],
   );
-  return r.rows;
+  const head = Number(r.rows[0]?.head ?? after);
+  const deltas = r.rows.filter((row) => row.show_id !== null).map(({ head: _, ...d }) => d);
+  return { head, deltas };
 }

@@ -17,6 +17,11 @@ export interface SeatStates {
   lazilyExpired: number;
   /** The show's prices by tier, read in the same statement ({} for no such show). */
   priceTiers: Record<string, number>;
+  /**
+   * The seat_version of every change of the show this read saw committed but not yet
+   * published (in `seats`, not yet counted in `version`).
+   */
+  pending: number[];
 }
 
 /**
@@ -28,9 +33,11 @@ export interface SeatStates {
  * per held seat.
  */
 export async function seatStates(db: Queryable, showId: string): Promise<SeatStates> {
-  const r = await db.query<{ seat_id: string | null; status: SeatStatus; expired: boolean; map_version: number; price_tiers: Record<string, number> | null }>(
-    `select s.map_version, case when t.n is null or t.n = 1 then s.price_tiers end as price_tiers, t.seat_id, t.status, t.expired
+  const r = await db.query<{ seat_id: string | null; status: SeatStatus; expired: boolean; map_version: number; price_tiers: Record<string, number> | null; pending: string[] | null }>(
+    `select s.map_version, case when t.n is null or t.n = 1 then s.price_tiers end as price_tiers,
+            case when t.n is null or t.n = 1 then p.pending end as pending, t.seat_id, t.status, t.expired
        from shows s
+       cross join lateral (select array_agg(c.seat_version) as pending from seat_changes c where c.show_id = s.id) p
        left join lateral (
          select seat_id, status, (status = 'held' and hold_expires_at <= (select bo_now())) as expired, row_number() over () as n
            from show_seats where show_id = s.id and status <> 'available'
@@ -48,5 +55,6 @@ export async function seatStates(db: Queryable, showId: string): Promise<SeatSta
     if (row.expired) lazilyExpired++;
     seats.push({ seat_id: row.seat_id, status: row.expired ? 'available' : row.status === 'paying' ? 'held' : row.status });
   }
-  return { seats, version, lazilyExpired, priceTiers };
+  const pending = (r.rows.find((row) => row.pending !== null)?.pending ?? []).map(Number);
+  return { seats, version, lazilyExpired, priceTiers, pending };
 }

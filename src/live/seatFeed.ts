@@ -88,8 +88,15 @@ export class SeatFeed {
     if (this.cursors[i] === null) this.cursors[i] = await lastPublishedBatch(db);
     for (;;) {
       const cursor = this.cursors[i]!;
-      const rows = await publishedDeltas(db, cursor, BATCHES_PER_READ);
-      if (rows.length === 0) return;
+      const { head, deltas: rows } = await publishedDeltas(db, cursor, BATCHES_PER_READ);
+      if (rows.length === 0) {
+        // Batches published but without deltas: skipped after a server restart (changes may be lost) or deleted.
+        if (head > cursor) {
+          this.cursors[i] = head;
+          this.resync();
+        }
+        return;
+      }
       const first = rows[0]!.published_seq;
       if (first !== cursor + 1) this.resync();
       const last = rows.at(-1)!.published_seq;
