@@ -245,7 +245,7 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): Config['
   // A hold queues for the pool (DB_POOL_WAIT_MS bounds that wait): the holds' limit
   // keeps at least as many in flight as the pool serves within PURCHASE_QUEUE_WAIT_MS
   // at the pace it measures (src/waiting-room/concurrencyLimit.ts). 0: no such floor.
-  const waitMs = int(env, 'PURCHASE_QUEUE_WAIT_MS', 250, 0);
+  const waitMs = int(env, 'PURCHASE_QUEUE_WAIT_MS', 500, 0);
   return Object.freeze({ initial, min, max, bookingMin, ...(waitMs > 0 ? { holdQueue: Object.freeze({ slots: poolSize, waitMs }) } : {}) });
 }
 
