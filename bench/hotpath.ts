@@ -94,13 +94,18 @@ runBenchmark(async () => {
   const bodies = adjacentPairs(show.rows, SEATS_PER_ROW);
   const specs = holdSpecs(show.showId, buyers);
   const servers = { boxoffice: service, 'bare node:http': bareClaim };
-  const holds: { c: number; ours: LoadResult; bare: LoadResult }[] = [];
+  const holds: { c: number; ours: LoadResult; bare: LoadResult; refusedAll: number }[] = [];
   for (const c of levels) {
     note(`\nC=${c}: holds, boxoffice (live map on, ${viewers} viewers) and bare node:http (one UPDATE), pool ${poolSize}, ${rounds} round(s) each, ABBA order; load ${load1()}`);
-    const r = await interleave(['boxoffice', 'bare node:http'] as const, rounds, seconds, (target, s, round) =>
-      holdLoad({ label: `${target}${rounds > 1 ? ` ${round + 1}/${rounds}` : ''}`, server: servers[target], connections: c, seconds: s, warmupSeconds, specs, bodies, dbCpu }),
-    () => compactSeats(db.url));
-    holds.push({ c, ours: r.boxoffice, bare: r['bare node:http'] });
+    // The 503s of the whole slice, warm-up included (the service's own count): a limit that sheds only while it settles still sheds.
+    let refusedAll = 0;
+    const r = await interleave(['boxoffice', 'bare node:http'] as const, rounds, seconds, async (target, s, round) => {
+      const before = target === 'boxoffice' ? (await holdLimit(service.baseUrl)).refused : 0;
+      const result = await holdLoad({ label: `${target}${rounds > 1 ? ` ${round + 1}/${rounds}` : ''}`, server: servers[target], connections: c, seconds: s, warmupSeconds, specs, bodies, dbCpu });
+      if (target === 'boxoffice') refusedAll += (await holdLimit(service.baseUrl)).refused - before;
+      return result;
+    }, () => compactSeats(db.url));
+    holds.push({ c, ours: r.boxoffice, bare: r['bare node:http'], refusedAll });
   }
 
   const mapLoad = (label: string, server: Child, connections: number, spec: RequestSpec, s: number) => runLoad({
@@ -124,7 +129,9 @@ runBenchmark(async () => {
   }
   const seen = crowd ? await crowd.collect() : null;
   await crowd?.close();
-  const limitLine = await fetchLimit(service.baseUrl);
+  const end = await holdLimit(service.baseUrl);
+  await closeApiClient();
+  const limitLine = `limit ${end.limit}, in flight ${end.inFlight}, refused in all ${end.refused}`;
   const loadEnd = os.loadavg();
 
   say('');
@@ -140,10 +147,10 @@ runBenchmark(async () => {
   const verdicts: string[] = [];
   for (const h of holds) {
     const ratio = h.ours.rate / h.bare.rate;
-    rows.push([String(h.c), 'holds', 'boxoffice', fixed(h.ours.rate, 0), ...lat(h.ours), String(shed(h.ours)), errs(h.ours), fixed(ratio, 2)]);
+    rows.push([String(h.c), 'holds', 'boxoffice', fixed(h.ours.rate, 0), ...lat(h.ours), `${shed(h.ours)} (${h.refusedAll})`, errs(h.ours), fixed(ratio, 2)]);
     rows.push([String(h.c), 'holds', 'bare node:http', fixed(h.bare.rate, 0), ...lat(h.bare), String(shed(h.bare)), errs(h.bare), '1.00']);
-    const ok = ratio >= GOAL_HOLDS && shed(h.ours) === 0;
-    verdicts.push(`C=${h.c} holds: ${fixed(ratio, 2)}× bare, ${shed(h.ours)} answered 503 (goal >= ${GOAL_HOLDS}× and no 503: ${ok ? 'met' : 'MISSED'})`);
+    const ok = ratio >= GOAL_HOLDS && h.refusedAll === 0;
+    verdicts.push(`C=${h.c} holds: ${fixed(ratio, 2)}× bare, ${shed(h.ours)} answered 503 in the measured windows, ${h.refusedAll} in its slices with their warm-ups (goal >= ${GOAL_HOLDS}× and no 503: ${ok ? 'met' : 'MISSED'})`);
   }
   for (const m of maps) {
     const ratio = m.ours.rate / m.bare.rate;
@@ -151,7 +158,7 @@ runBenchmark(async () => {
     rows.push([String(m.c), `map ${m.coding} ${recorded.get(m.coding)} B`, 'bare node:http', fixed(m.bare.rate, 0), ...lat(m.bare), String(shed(m.bare)), errs(m.bare), '1.00']);
     verdicts.push(`C=${m.c} seat map ${m.coding}: ${fixed(ratio, 2)}× bare (goal >= ${GOAL_MAP}: ${ratio >= GOAL_MAP ? 'met' : 'MISSED'})`);
   }
-  say(table(['C', 'what', 'target', 'decided/s', 'p50 ms', 'p99 ms', 'max ms', '503s', 'errors', 'vs bare'], rows));
+  say(table(['C', 'what', 'target', 'decided/s', 'p50 ms', 'p99 ms', 'max ms', '503s (with warm-up)', 'errors', 'vs bare'], rows));
   say('');
   for (const v of verdicts) say(v);
   say(`the holds' purchase limit at the end (from /metrics): ${limitLine}`);
@@ -177,7 +184,7 @@ runBenchmark(async () => {
   writeSummary([
     ...holds.flatMap((h) => [
       { bench: 'hotpath', figure: `holds decided/s at C=${h.c}, live map on`, value: h.ours.rate, unit: 'req/s', baseline: h.bare.rate, baseline_label: 'bare node:http, one UPDATE', goal: `ratio >= ${GOAL_HOLDS}`, met: h.ours.rate / h.bare.rate >= GOAL_HOLDS },
-      { bench: 'hotpath', figure: `holds answered 503 at C=${h.c}`, value: shed(h.ours), unit: '', baseline: shed(h.bare), baseline_label: 'bare node:http', goal: '0', met: shed(h.ours) === 0 },
+      { bench: 'hotpath', figure: `holds answered 503 at C=${h.c} (warm-ups too)`, value: h.refusedAll, unit: '', baseline: shed(h.bare), baseline_label: 'bare node:http', goal: '0', met: h.refusedAll === 0 },
     ]),
     ...maps.map((m) => ({ bench: 'hotpath', figure: `seat map ${m.coding} req/s at C=${m.c}`, value: m.ours.rate, unit: 'req/s', baseline: m.bare.rate, baseline_label: 'bare node:http, same bytes', goal: `ratio >= ${GOAL_MAP}`, met: m.ours.rate / m.bare.rate >= GOAL_MAP })),
   ]);
@@ -192,10 +199,9 @@ function sumOf(a: ArrayLike<number>): number {
   return s;
 }
 
-/** The holds' limit, in-flight and rejections as the service's /metrics say. */
-async function fetchLimit(baseUrl: string): Promise<string> {
+/** The holds' limit, in flight and refusals so far, as the service's /metrics say. */
+async function holdLimit(baseUrl: string): Promise<{ limit: number; inFlight: number; refused: number }> {
   const r = await call(baseUrl, 'GET', '/metrics');
-  const pick = (name: string) => new RegExp(`^${name}\\{path="hold"\\} (\\S+)$`, 'm').exec(r.text)?.[1] ?? '?';
-  await closeApiClient();
-  return `limit ${pick('boxoffice_purchase_limit')}, in flight ${pick('boxoffice_purchase_in_flight')}, refused in all ${pick('boxoffice_purchase_rejections_total')}`;
+  const pick = (name: string) => Number(new RegExp(`^${name}\\{path="hold"\\} (\\S+)$`, 'm').exec(r.text)?.[1] ?? NaN);
+  return { limit: pick('boxoffice_purchase_limit'), inFlight: pick('boxoffice_purchase_in_flight'), refused: pick('boxoffice_purchase_rejections_total') };
 }
