@@ -5,7 +5,7 @@
 //              and 256 connections. Ours: POST /v1/shows/{id}/holds with the live map
 //              on (the service's seat feed runs as always) and BENCH_VIEWERS SSE viewers
 //              on the show's stream for the whole run. Bare: one conditional UPDATE
-//              (all the seats or none, 1 s hold) through a pg Pool of the same size.
+//              (available or expired → held for 1 s) through a pg Pool of the same size.
 //   seat map — GET /v1/shows/{id}/seats of that show (plain, and br as a browser asks)
 //              vs bare node:http sending the bytes recorded from ours with the same
 //              content-type, content-encoding, vary, etag and cache-control.

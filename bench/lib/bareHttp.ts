@@ -1,10 +1,11 @@
 // The raw baselines of bench:hotpath, on node:http alone (no Fastify), as a child process:
 //   claim  — POST /v1/shows/:id/holds runs ONE statement through a pg Pool of the
-//            service's size: a conditional UPDATE that holds the requested seats for
-//            1 s when every one of them is available or its hold has expired (rows
-//            locked in seat order, all or nothing), else changes nothing. No auth, no
-//            validation, no holds row: the claim itself. 201 with the seats, or 409
-//            SEAT_UNAVAILABLE. The buyer is the x-bench-user header.
+//            service's size: a conditional UPDATE that holds each requested seat for 1 s
+//            when it is available or its hold has expired. No auth, no validation, no
+//            holds row, no per-user limit, no lock ordering: the cheapest claim there is.
+//            201 when every seat was taken by it, else 409 SEAT_UNAVAILABLE (a partial
+//            claim is not undone: its seats expire after 1 s like any hold). The buyer
+//            is the x-bench-user header.
 //   static — GET sends recorded bytes from memory with the recorded headers (content-type,
 //            content-encoding, vary, etag, cache-control), picked by URL and Accept-Encoding.
 // Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_MANIFEST (static: a JSON list of
@@ -14,20 +15,13 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-/** The whole claim: one UPDATE, all requested seats or none. */
+/** The whole claim: one UPDATE (a seat taken in its snapshot is skipped without a lock). */
 export const BARE_CLAIM_SQL = `
-with requested as materialized (
-  select s.seat_id, s.status = 'available' or (s.status = 'held' and s.hold_expires_at <= now()) as free
-    from show_seats s
-   where s.show_id = $1 and s.seat_id = any ($4::text[])
-   order by s.seat_id
-     for update
-)
 update show_seats s
    set status = 'held', hold_id = $2, holder_id = $3,
        hold_expires_at = now() + interval '1 second', version = nextval('seat_version_seq')
-  from (select count(*) = cardinality($4::text[]) and bool_and(r.free) as ok from requested r) v
- where v.ok and s.show_id = $1 and s.seat_id = any ($4::text[])
+ where s.show_id = $1 and s.seat_id = any ($4::text[])
+   and (s.status = 'available' or (s.status = 'held' and s.hold_expires_at <= now()))
 returning s.seat_id, s.hold_expires_at`;
 
 const mode = process.argv[2];
