@@ -8,8 +8,8 @@
 // With `queue` (a path whose requests wait for a pool of `slots` connections) the
 // limit is what the pool serves within `waitMs` instead: slots × (1 + waitMs / turn),
 // where a turn is the time a request keeps one connection's place in line — its
-// latency over max(1, in flight when it started / slots), a long-run average (a
-// recent one when that is 1.5 times slower). By Little's law a request admitted at
+// latency over max(1, in flight when it started / slots): the larger of its long-run
+// average and its recent one over 1.5 (a short stall does not cut). By Little's law a request admitted at
 // that limit waits about `waitMs` for the pool beyond its own turn: a healthy
 // database (turns of a few ms) serves hundreds in flight and the limit stays there,
 // whatever queue of the pool's own making the latency shows; a database that slows
