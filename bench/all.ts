@@ -28,6 +28,7 @@ const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const BENCHES: Bench[] = [
   { name: 'holds', script: 'holds.js', quick: { BENCH_SECONDS: '4', BENCH_WARMUP_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '64' } },
+  { name: 'hotpath', script: 'hotpath.js', quick: { BENCH_SECONDS: '4', BENCH_WARMUP_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '64', BENCH_CODINGS: 'identity' } },
   { name: 'seatmap', script: 'seatmap.js', quick: { BENCH_SECONDS: '4', BENCH_WARMUP_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '64' } },
   { name: 'bookings', script: 'bookings.js', quick: { BENCH_BOOKINGS: '400', BENCH_WEBHOOKS: '100', BENCH_WARMUP_BOOKINGS: '300' } },
   { name: 'abuse', script: 'abuse.js', quick: { BENCH_BUYERS: '40', BENCH_ROUNDS: '2' } },

@@ -20,7 +20,8 @@ import { adminQuery, backendCpuMeter, connectionBudget, createBenchDatabase } fr
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBare, startService, type Child } from './lib/child.js';
 import { cpuTable, type CpuRow } from './lib/report.js';
 import { adminToken, buyerEmail, call, closeApiClient, createShow, registerBuyers, type Buyer } from './lib/api.js';
-import { interleave, reportErrors, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
+import { interleave, reportErrors, type LoadResult, type RequestSpec } from './lib/load.js';
+import { adjacentPairs, compactSeats, holdLoad as raceLoad, holdSpecs } from './lib/holdRace.js';
 import { runPgbench, type PgbenchResult } from './lib/pgbench.js';
 import { envList, envNumber, fixed, table } from './lib/stats.js';
 
@@ -68,54 +69,13 @@ runBenchmark(async () => {
   const admissions = roomShow ? await admitAll(service.baseUrl, roomShow.showId, buyers) : [];
   await closeApiClient();
 
-  // Everything the load generator sends is built here, once.
-  const holdPath = `/v1/shows/${show.showId}/holds`;
-  const bodies: Buffer[] = [];
-  for (const row of show.rows) {
-    for (let n = 1; n < SEATS_PER_ROW; n++) bodies.push(Buffer.from(JSON.stringify({ seats: [`${row}${n}`, `${row}${n + 1}`] })));
-  }
-  // Both targets get identical requests: the service reads the token, the bare route x-bench-user.
-  const specs: RequestSpec[] = buyers.map((b) => ({
-    method: 'POST',
-    path: holdPath,
-    headers: ['content-type', 'application/json', 'authorization', `Bearer ${b.token}`, 'x-bench-user', b.userId],
-    body: null,
-  }));
-  const roomSpecs: RequestSpec[] = roomShow
-    ? buyers.map((b, i) => ({
-      method: 'POST',
-      path: `/v1/shows/${roomShow.showId}/holds`,
-      headers: ['content-type', 'application/json', 'authorization', `Bearer ${b.token}`, 'admission-token', admissions[i]!],
-      body: null,
-    }))
-    : [];
-  const SEAT_UNAVAILABLE = Buffer.from('"SEAT_UNAVAILABLE"');
+  // Everything the load generator sends is built here, once; both targets get identical requests.
+  const bodies = adjacentPairs(show.rows, SEATS_PER_ROW);
+  const specs = holdSpecs(show.showId, buyers);
+  const roomSpecs: RequestSpec[] = roomShow ? holdSpecs(roomShow.showId, buyers, (_b, i) => ['admission-token', admissions[i]!]) : [];
   const holdLoad = (label: string, server: Child, connections: number, seconds: number, load = specs) =>
-    runLoad({
-      label, origin: server.baseUrl, connections, seconds, warmupSeconds,
-      cpuMeters: [
-        { name: 'server', read: () => server.cpuSeconds() },
-        dbCpu,
-        { name: 'machine', read: machineBusySeconds },
-      ],
-      outcomes: ['held', 'seat_unavailable'],
-      next(conn) {
-        const spec = load[conn]!;
-        spec.body = bodies[(Math.random() * bodies.length) | 0]!;
-        return spec;
-      },
-      wantBody: (status) => status !== 201,
-      classify: (status, body) => (status === 201 ? 0 : status === 409 && body && body.includes(SEAT_UNAVAILABLE) ? 1 : -1),
-      errorKey: (status, body) => `HTTP ${status} ${/"code":"([A-Z_]+)"/.exec(body?.toString() ?? '')?.[1] ?? ''}`.trim(),
-    });
-
-  // This server runs with autovacuum off, and every hold rewrites seat rows: dead
-  // rows pile up and each claim reads more pages as a run goes on. Every slice (and
-  // every pgbench run) starts from the same compacted tables, so order is no factor.
-  const compact = async () => {
-    await adminQuery('vacuum full show_seats', [], db.url);
-    await adminQuery('vacuum holds', [], db.url);
-  };
+    raceLoad({ label, server, connections, seconds, warmupSeconds, specs: load, bodies, dbCpu });
+  const compact = () => compactSeats(db.url);
   const [autovacuum] = await adminQuery<{ on: string }>("select current_setting('autovacuum') as on");
   const budget = await connectionBudget();
   if (budget.free < 2 * poolSize + 10) {

@@ -85,7 +85,7 @@ export interface Config {
   syntheticBuyers: boolean;
   waitingRoom: WaitingRoomSettings;
   /** The purchase path's adaptive concurrency limit per instance (holds and bookings each). */
-  purchaseConcurrency: { initial: number; min: number; max: number; bookingMin: number };
+  purchaseConcurrency: { initial: number; min: number; max: number; bookingMin: number; holdQueue?: { slots: number; waitMs: number } };
   liveMap: LiveMapSettings;
 }
 
@@ -232,7 +232,7 @@ export function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
  * queues the rest itself), and in bench:overload a lower floor shed bursts of
  * admitted buyers with no gain in goodput.
  */
-function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initial: number; min: number; max: number; bookingMin: number } {
+function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): Config['purchaseConcurrency'] {
   const min = int(env, 'PURCHASE_CONCURRENCY_MIN', 2 * poolSize, 1);
   const max = int(env, 'PURCHASE_CONCURRENCY_MAX', 1000, min);
   const initial = int(env, 'PURCHASE_CONCURRENCY', Math.min(max, Math.max(min, 100)), 1);
@@ -242,7 +242,11 @@ function purchaseConcurrency(env: NodeJS.ProcessEnv, poolSize: number): { initia
   // more bookings than twice the pool are in flight, so a floor of twice the pool
   // shed bookings the database had room for.
   const bookingMin = Math.min(max, Math.max(min, int(env, 'BOOKING_CONCURRENCY_MIN', 5 * poolSize, 1)));
-  return Object.freeze({ initial, min, max, bookingMin });
+  // A hold queues for the pool (DB_POOL_WAIT_MS bounds that wait): the holds' limit
+  // keeps at least as many in flight as the pool serves within PURCHASE_QUEUE_WAIT_MS
+  // at the pace it measures (src/waiting-room/concurrencyLimit.ts). 0: no such floor.
+  const waitMs = int(env, 'PURCHASE_QUEUE_WAIT_MS', 500, 0);
+  return Object.freeze({ initial, min, max, bookingMin, ...(waitMs > 0 ? { holdQueue: Object.freeze({ slots: poolSize, waitMs }) } : {}) });
 }
 
 /**

@@ -48,6 +48,18 @@ export function startBare(mode: 'claim' | 'static' | 'refuse', env: Record<strin
   });
 }
 
+/** The bare node:http baseline server (bench/lib/bareHttp.ts, no Fastify) in one of its modes. */
+export function startBareHttp(mode: 'claim' | 'static', env: Record<string, string>, nodeFlags?: string[]): Promise<Child> {
+  return startChild({
+    name: `bare-http-${mode}`,
+    script: path.join(REPO_ROOT, 'dist/bench/lib/bareHttp.js'),
+    args: [mode],
+    nodeFlags,
+    env,
+    ready: /bare http server listening on (\d+)/,
+  });
+}
+
 /** Node flags to profile a child when BENCH_CPU_PROF names a directory (or is 1: .bench-out/prof). */
 export function profileFlags(label: string): string[] {
   const want = process.env.BENCH_CPU_PROF;

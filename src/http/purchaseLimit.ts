@@ -19,9 +19,10 @@ export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHa
       return;
     }
     const started = performance.now();
+    const met = limit.inFlight;
     reply.raw.once('close', () => {
       const ms = performance.now() - started;
-      limit.release(ms, reply.statusCode >= 500);
+      limit.release(ms, reply.statusCode >= 500, met);
       ctx.purchaseLimits.observe(path, ms, reply.statusCode);
     });
     done();

@@ -4,11 +4,24 @@
 // grows by a small queue allowance; when they slow down it shrinks in proportion
 // (at most halving per sample before smoothing); an error counts as a slow sample.
 // Beyond the limit a request is refused at once: no queue, no slow timeout.
+//
+// With `queue` (a path whose requests wait for a pool of `slots` connections) the
+// limit is what the pool serves within `waitMs` instead: slots × (1 + waitMs / turn),
+// where a turn is the time a request keeps one connection's place in line — its
+// latency over max(1, in flight when it started / slots): the larger of its long-run
+// average and its recent one over 1.5 (a short stall does not cut). By Little's law a request admitted at
+// that limit waits about `waitMs` for the pool beyond its own turn: a healthy
+// database (turns of a few ms) serves hundreds in flight and the limit stays there,
+// whatever queue of the pool's own making the latency shows; a database that slows
+// (turns of tens of ms) brings it down to a few times the pool. Latency that grows
+// only with the queue is no distress; only a slower turn is.
 
 export interface LimitSettings {
   initial: number;
   min: number;
   max: number;
+  /** The pool this path's requests queue for (its size) and how long one may wait in that queue (ms). */
+  queue?: { slots: number; waitMs: number };
 }
 
 /** A moving average that forgets with a window of about `window` samples. */
@@ -25,6 +38,9 @@ class Average {
   scale(f: number): void {
     this.value *= f;
   }
+  get samples(): number {
+    return this.count;
+  }
 }
 
 const TOLERANCE = 1.5;
@@ -37,6 +53,9 @@ export class ConcurrencyLimit {
   private inFlight_ = 0;
   private readonly shortRtt = new Average(SHORT_WINDOW);
   private readonly longRtt = new Average(LONG_WINDOW);
+  /** With `queue`: turns of the pool (see above), recent and long-run. */
+  private readonly shortTurn: Average;
+  private readonly longTurn = new Average(LONG_WINDOW);
   rejected = 0;
   /**
    * A latency the path is meant to run at (ms), or null: recent requests no slower
@@ -49,10 +68,18 @@ export class ConcurrencyLimit {
 
   constructor(private readonly settings: Readonly<LimitSettings>) {
     this.estimate = settings.initial;
+    // A recent window of two turns of the pool: ten answers of 64 in flight are a
+    // few ms, and a pause that short (a collection, another process on the core)
+    // is no sign of a slower database.
+    this.shortTurn = new Average(Math.max(SHORT_WINDOW, 2 * (settings.queue?.slots ?? 0)));
   }
 
   get limit(): number {
-    return Math.floor(this.estimate);
+    const q = this.settings.queue;
+    if (!q || this.longTurn.samples === 0) return Math.floor(this.estimate);
+    const turn = Math.max(this.longTurn.value, this.shortTurn.value / TOLERANCE);
+    const { min, max } = this.settings;
+    return Math.floor(Math.min(max, Math.max(min, turn > 0 ? q.slots * (1 + q.waitMs / turn) : max)));
   }
 
   get inFlight(): number {
@@ -69,10 +96,22 @@ export class ConcurrencyLimit {
     return true;
   }
 
-  /** Gives the slot back with what the request took; `failed`: it ended in a server-side failure. */
-  release(rttMs: number, failed: boolean): void {
+  /**
+   * Gives the slot back with what the request took; `failed`: it ended in a server-side
+   * failure; `metInFlight`: how many were in flight once it had its slot (itself
+   * included): the queue it met (by default, those in flight now).
+   */
+  release(rttMs: number, failed: boolean, metInFlight?: number): void {
     const inFlight = this.inFlight_;
     this.inFlight_--;
+    const slots = this.settings.queue?.slots;
+    if (slots) {
+      const depth = Math.max(1, (metInFlight ?? inFlight) / slots);
+      const turn = rttMs / depth;
+      this.shortTurn.add(failed ? Math.max(turn, 2 * TOLERANCE * (this.longTurn.value || turn)) : turn);
+      this.longTurn.add(failed ? Math.max(turn, 2 * TOLERANCE * (this.longTurn.value || turn)) : turn);
+      return;
+    }
     this.sample(failed ? Math.max(rttMs, 2 * TOLERANCE * (this.longRtt.value || rttMs)) : rttMs, inFlight);
   }
 

@@ -18,8 +18,9 @@ export class PurchaseLimits {
   private window = { startedMs: Date.now(), holdMs: 0, fastestHoldMs: Infinity, holds: 0, rejections: 0, completions: 0 };
   private busyMsBefore = 0;
 
-  constructor(settings: Readonly<LimitSettings & { bookingMin: number }>, registry: Registry) {
-    this.hold = new ConcurrencyLimit(settings);
+  constructor(settings: Readonly<Omit<LimitSettings, 'queue'> & { bookingMin: number; holdQueue?: LimitSettings['queue'] }>, registry: Registry) {
+    // Only holds queue for the seat database's pool; a booking's time is mostly the payment provider's.
+    this.hold = new ConcurrencyLimit({ initial: settings.initial, min: settings.min, max: settings.max, ...(settings.holdQueue ? { queue: settings.holdQueue } : {}) });
     // bookingMin lies between min and max already (src/config.ts).
     this.booking = new ConcurrencyLimit({ min: settings.bookingMin, max: settings.max, initial: Math.max(settings.bookingMin, settings.initial) });
     this.rejections = new Counter({

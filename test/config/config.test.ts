@@ -42,10 +42,11 @@ describe('loadConfig: the database bounds', () => {
 
 describe('loadConfig: the purchase path limit', () => {
   it('floors at twice the database pool by default, and starts no lower', () => {
-    expect(loadConfig({}).purchaseConcurrency).toEqual({ initial: 100, min: 40, max: 1000, bookingMin: 100 });
-    expect(loadConfig({ DB_POOL_SIZE: '60' }).purchaseConcurrency).toEqual({ initial: 120, min: 120, max: 1000, bookingMin: 300 });
-    expect(loadConfig({ PURCHASE_CONCURRENCY_MIN: '10' }).purchaseConcurrency).toEqual({ initial: 100, min: 10, max: 1000, bookingMin: 100 });
-    expect(loadConfig({ BOOKING_CONCURRENCY_MIN: '30', PURCHASE_CONCURRENCY_MIN: '35' }).purchaseConcurrency).toEqual({ initial: 100, min: 35, max: 1000, bookingMin: 35 });
+    expect(loadConfig({}).purchaseConcurrency).toEqual({ initial: 100, min: 40, max: 1000, bookingMin: 100, holdQueue: { slots: 20, waitMs: 500 } });
+    expect(loadConfig({ DB_POOL_SIZE: '60' }).purchaseConcurrency).toEqual({ initial: 120, min: 120, max: 1000, bookingMin: 300, holdQueue: { slots: 60, waitMs: 500 } });
+    expect(loadConfig({ PURCHASE_CONCURRENCY_MIN: '10' }).purchaseConcurrency).toEqual({ initial: 100, min: 10, max: 1000, bookingMin: 100, holdQueue: { slots: 20, waitMs: 500 } });
+    expect(loadConfig({ BOOKING_CONCURRENCY_MIN: '30', PURCHASE_CONCURRENCY_MIN: '35' }).purchaseConcurrency).toEqual({ initial: 100, min: 35, max: 1000, bookingMin: 35, holdQueue: { slots: 20, waitMs: 500 } });
+    expect(loadConfig({ PURCHASE_QUEUE_WAIT_MS: '0' }).purchaseConcurrency).toEqual({ initial: 100, min: 40, max: 1000, bookingMin: 100 });
     expect(() => loadConfig({ PURCHASE_CONCURRENCY_MAX: '30' })).toThrow(/PURCHASE_CONCURRENCY/);
   });
 });

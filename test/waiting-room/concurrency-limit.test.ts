@@ -10,15 +10,29 @@ import { expectProblem } from '../support/problems.js';
 
 /** Runs `rounds` rounds of `offered` requests at once, each taking `rttMs`; the limit after each round. */
 function drive(limit: ConcurrencyLimit, rounds: number, offered: number, rttMs: number): number[] {
-  const seen: number[] = [];
+  return driveQueued(limit, rounds, offered, () => rttMs).limits;
+}
+
+/**
+ * Rounds of `offered` requests at once, each taking `rtt(taken)` (taken: how many got a
+ * slot in that round), given back one by one as a pool would answer them; the limit
+ * after each round and the refusals in all.
+ */
+function driveQueued(limit: ConcurrencyLimit, rounds: number, offered: number, rtt: (taken: number) => number): { limits: number[]; refused: number } {
+  const limits: number[] = [];
+  const before = limit.rejected;
   for (let r = 0; r < rounds; r++) {
     let taken = 0;
     for (let i = 0; i < offered; i++) if (limit.tryAcquire()) taken++;
-    for (let i = 0; i < taken; i++) limit.release(rttMs, false);
-    seen.push(limit.limit);
+    const ms = rtt(taken);
+    for (let i = 0; i < taken; i++) limit.release(ms, false, taken);
+    limits.push(limit.limit);
   }
-  return seen;
+  return { limits, refused: limit.rejected - before };
 }
+
+/** A pool of `slots` connections, each call `turnMs` on one: a request among `n` in flight waits its turn. */
+const pooled = (slots: number, turnMs: number) => (n: number) => turnMs * Math.max(1, n / slots);
 
 describe('the adaptive concurrency limit', () => {
   it('grows while latency holds, falls when latency rises, and recovers', () => {
@@ -58,6 +72,58 @@ describe('the adaptive concurrency limit', () => {
     const limit = new ConcurrencyLimit({ initial: 50, min: 5, max: 400 });
     drive(limit, 50, 5, 10);
     expect(limit.limit).toBe(50);
+  });
+
+  describe('in front of a pool (queue: slots and a wait)', () => {
+    const settings = { initial: 100, min: 40, max: 1000, queue: { slots: 20, waitMs: 250 } };
+
+    it('refuses nothing a healthy pool serves: 64 and 256 in flight, latency growing only with the pool\'s queue', () => {
+      const limit = new ConcurrencyLimit(settings);
+      // 6 ms a call on one of 20 connections: 64 in flight wait ~19 ms, 256 ~77 ms.
+      expect(driveQueued(limit, 200, 64, pooled(20, 6)).refused).toBe(0);
+      expect(limit.limit).toBeGreaterThanOrEqual(256);
+      const at256 = driveQueued(limit, 200, 256, pooled(20, 6));
+      expect(at256.refused).toBe(0);
+      // What 20 connections serve within 250 ms at 6 ms a turn.
+      expect(limit.limit).toBe(Math.floor(20 * (1 + 250 / 6)));
+      // The same pool without `queue` reads its own queue as distress and sheds.
+      const plain = new ConcurrencyLimit({ initial: 100, min: 40, max: 1000 });
+      driveQueued(plain, 200, 64, pooled(20, 6));
+      expect(driveQueued(plain, 200, 256, pooled(20, 6)).refused).toBeGreaterThan(0);
+    });
+
+    it('a short stall (a few slow answers among many) does not cut it', () => {
+      const limit = new ConcurrencyLimit(settings);
+      driveQueued(limit, 200, 256, pooled(20, 6));
+      const before = limit.limit;
+      // One round of 256 in which every answer took three times as long (a paused loop).
+      expect(driveQueued(limit, 1, 256, (n) => 3 * pooled(20, 6)(n)).refused).toBe(0);
+      expect(driveQueued(limit, 50, 256, pooled(20, 6)).refused).toBe(0);
+      expect(limit.limit).toBeGreaterThanOrEqual(before * 0.9);
+    });
+
+    it('cuts when each turn of the pool slows (the database is saturated), down to what it serves within the wait, and recovers', () => {
+      const limit = new ConcurrencyLimit(settings);
+      driveQueued(limit, 200, 256, pooled(20, 6));
+      // Every call now takes 100 ms: 20 connections serve 20 × (1 + 250 / 100) = 70 within the wait.
+      const slow = driveQueued(limit, 60, 500, pooled(20, 100));
+      expect(slow.refused).toBeGreaterThan(0);
+      expect(slow.limits[0]!).toBeLessThan(256); // within the first round
+      expect(slow.limits.at(-1)!).toBe(70);
+      // Calls of 10 s (a stuck database): the configured floor.
+      expect(driveQueued(limit, 5, 500, pooled(20, 10_000)).limits.at(-1)!).toBe(40);
+      // Server-side failures count as slow turns.
+      const failing = new ConcurrencyLimit(settings);
+      driveQueued(failing, 200, 64, pooled(20, 6));
+      for (let r = 0; r < 40; r++) {
+        for (let i = 0; i < 64; i++) failing.tryAcquire();
+        for (let i = 0; i < 64; i++) failing.release(20, true, 64);
+      }
+      expect(failing.limit).toBeLessThan(256);
+      const recovered = driveQueued(limit, 300, 256, pooled(20, 6));
+      expect(recovered.limits.at(-1)!).toBeGreaterThanOrEqual(256);
+      expect(driveQueued(limit, 50, 256, pooled(20, 6)).refused).toBe(0);
+    });
   });
 
   it('counts refusals and frees slots', () => {
