@@ -25,6 +25,7 @@ import { buildApp } from './http/app.js';
 import { MetricsListener } from './http/metricsEndpoint.js';
 import { Sweeper } from './workers/sweeper.js';
 import { Workers } from './workers/supervisor.js';
+import { leaseHolder } from './workers/taskLease.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
@@ -174,8 +175,10 @@ export async function openService(
   });
   log.info({ connections_max: Number.isFinite(connections) ? connections : null, connections_max_per_address: config.trustProxy === false ? config.connectionsPerAddress : null },
     'client connections bounded by the open file limit');
-  const sweeper = new Sweeper(inventory.as('sweeper').all(), ctx.metrics, config.sweepIntervalMs, ctx.log);
-  const workers = new Workers(ctx, ctx.log);
+  // One name per instance in the task leases: each per-shard task runs on one instance at a time.
+  const holder = leaseHolder();
+  const sweeper = new Sweeper(inventory.as('sweeper').all(), ctx.metrics, config.sweepIntervalMs, ctx.log, { holder, ms: config.workerLeaseMs });
+  const workers = new Workers(ctx, ctx.log, holder);
   const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
   ctx.room.start();
