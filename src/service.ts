@@ -130,6 +130,9 @@ export async function openService(
     reserved_files: capacity.reserve, stream_max_viewers: capacity.viewers, stream_max_per_address: config.liveMap.maxPerAddress,
   }, 'seat map streams bounded by the open file limit');
   streams = new SeatStreams(seatFeed, seatMaps, halls, { ...config.liveMap, maxViewers: capacity.viewers }, liveMetrics);
+  // A show this instance finds on another shard (moved): its viewers resync from the new shard's map.
+  const seatStreams = streams;
+  sharded?.onMoved((showId) => seatStreams.endShow(showId));
   const ctx: Context = {
     config,
     db,
