@@ -283,6 +283,17 @@ describe('a show moved while it sells, through two instances', () => {
     expect(result.checks.filter((c) => c.count > 0)).toEqual([]);
     expect(books.bookings.map((x) => x.showId).sort()).toEqual([stadiumShow, stadiumShow, smallShowOnB].sort());
 
+    // A map read is how the stale instance learns of a move too: a show whose placement
+    // it cached, moved while it only read the map, is read from its new shard.
+    const quiet = await newShow(small.body.id, { standard: 1000 }, 'a');
+    expectStatus(await stale!.http.get(`/v1/shows/${quiet}/seats`), 200);
+    expectStatus(await t.http.post(`/v1/shows/${quiet}/holds`, { seats: ['A3'] }, booker.token), 201);
+    expectStatus(await t.http.post(`/v1/admin/shows/${quiet}/move`, { shard: 'b' }, admin), 200);
+    const staleMap = await stale!.http.get(`/v1/shows/${quiet}/seats`);
+    expectStatus(staleMap, 200);
+    expect(staleMap.body.seats.find((x: { seat: string }) => x.seat === 'A3')?.status).toBe('held');
+    expect(await count(onA!, 'select count(*) as n from show_seats where show_id = $1', [quiet])).toBe(0);
+
     const pausedMs = moved.body.paused_ms as number;
     console.log(`live move: paused_ms ${pausedMs} (move request ${moveEnded - moveStarted} ms), load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}; `
       + `holds ${held.length} (${heldBefore} before the move), 409 ${conflicts}, 503 ${refused.length} (stale instance ${stales.length}: `
