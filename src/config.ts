@@ -67,6 +67,8 @@ export interface Config {
   /** First backoff of the reconciler; doubles per check, capped at a minute. */
   reconcileBaseSeconds: number;
   workerIntervalMs: number;
+  /** How long a background task's lease on a database lasts unless renewed (src/workers/taskLease.ts). */
+  workerLeaseMs: number;
   ticketSigningJwk: string | null;
   /** When set, /metrics needs `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | null;
@@ -342,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     paymentTimeoutMs: int(env, 'PAYMENT_TIMEOUT_MS', 10_000, 100),
     reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,
     workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 250, 10),
+    workerLeaseMs: int(env, 'WORKER_LEASE_MS', 10_000, 100),
     ticketSigningJwk: env.TICKET_SIGNING_JWK || null,
     metricsToken,
     metricsPort,

@@ -25,6 +25,8 @@ import { buildApp } from './http/app.js';
 import { MetricsListener } from './http/metricsEndpoint.js';
 import { Sweeper } from './workers/sweeper.js';
 import { Workers } from './workers/supervisor.js';
+import { leaseHolder } from './workers/taskLease.js';
+import { movedAway } from './db/showMove.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
@@ -120,8 +122,15 @@ export async function openService(
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
   const seatFeed = new SeatFeed(inventory.as('seat_feed').all(), config.liveMap, liveMetrics, log);
+  // With shards, a map read on a shard the show has left (this instance's placement is
+  // stale) would find no seats there and show them all free: it reads the placement
+  // afresh instead (which also resyncs the show's streams) and reads the new shard.
   // A map read waits up to ten publish intervals (at most 2 s, the map's staleness bound) for the changes it saw to be counted.
-  const seatMaps = new SeatMaps((showId) => inventory.ofShow(showId), halls, config.seatMapCacheMs, Math.min(2000, 10 * config.liveMap.feedIntervalMs));
+  const seatMaps = new SeatMaps(inventory.single ? (showId) => inventory.ofShow(showId) : async (showId) => {
+    const db = await inventory.ofShow(showId);
+    if (!(await movedAway(db, showId))) return db;
+    return (await inventory.moved(showId, db).catch(() => null)) ?? db;
+  }, halls, config.seatMapCacheMs, Math.min(2000, 10 * config.liveMap.feedIntervalMs));
   // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
   const openFiles = opts.openFiles ?? readOpenFileLimit();
   const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: openFiles, poolSize: config.poolSize });
@@ -130,6 +139,9 @@ export async function openService(
     reserved_files: capacity.reserve, stream_max_viewers: capacity.viewers, stream_max_per_address: config.liveMap.maxPerAddress,
   }, 'seat map streams bounded by the open file limit');
   streams = new SeatStreams(seatFeed, seatMaps, halls, { ...config.liveMap, maxViewers: capacity.viewers }, liveMetrics);
+  // A show this instance finds on another shard (moved): its viewers resync from the new shard's map.
+  const seatStreams = streams;
+  sharded?.onMoved((showId) => seatStreams.endShow(showId));
   const ctx: Context = {
     config,
     db,
@@ -175,8 +187,10 @@ export async function openService(
   });
   log.info({ connections_max: Number.isFinite(connections) ? connections : null, connections_max_per_address: config.trustProxy === false ? config.connectionsPerAddress : null },
     'client connections bounded by the open file limit');
-  const sweeper = new Sweeper(inventory.as('sweeper').all(), ctx.metrics, config.sweepIntervalMs, ctx.log);
-  const workers = new Workers(ctx, ctx.log);
+  // One name per instance in the task leases: each per-shard task runs on one instance at a time.
+  const holder = leaseHolder();
+  const sweeper = new Sweeper(inventory.as('sweeper').all(), ctx.metrics, config.sweepIntervalMs, ctx.log, { holder, ms: config.workerLeaseMs });
+  const workers = new Workers(ctx, ctx.log, holder);
   const metricsListener = new MetricsListener(ctx, ctx.log);
   await ctx.room.store.ready();
   ctx.room.start();

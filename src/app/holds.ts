@@ -167,6 +167,15 @@ async function claimOnItsShard<C extends { outcome: string }>(
   });
   const tried = await ctx.inventory.ofShow(showId, { purchase: true });
   const first = await claimOn(tried);
+  if (first.outcome === 'moved') {
+    // The show's inventory left the shard this instance's placement named (the claim
+    // waited through the move, or came after it): 503 with Retry-After, and the
+    // placement read afresh now, so the client's retry goes to the new shard. Without
+    // the read, an instance with a long PLACEMENT_REFRESH_MS answered `moved` until its
+    // next refresh.
+    await ctx.inventory.moved(showId, tried).catch(() => null);
+    return first;
+  }
   if (first.outcome !== 'show_not_found') return first;
   const moved = await ctx.inventory.moved(showId, tried);
   return moved ? claimOn(moved) : first;

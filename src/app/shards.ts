@@ -59,6 +59,15 @@ class Placements {
     this.loop = new Loop('placements', () => this.refresh(), refreshMs, log);
   }
 
+  /** Told when a cached placement is read again with another shard (the show moved). */
+  readonly movedListeners = new Set<(showId: string) => void>();
+
+  private keep(showId: string, p: Placement): void {
+    const was = this.cache.get(showId);
+    this.cache.set(showId, p);
+    if (was && was.shard !== p.shard) for (const l of this.movedListeners) l(showId);
+  }
+
   async get(showId: string): Promise<Placement | null> {
     const known = this.cache.get(showId);
     if (known) return known;
@@ -70,7 +79,7 @@ class Placements {
     const p = await findPlacement(this.control, showId);
     if (p) {
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      this.cache.set(showId, p);
+      this.keep(showId, p);
     } else this.cache.delete(showId);
     return p;
   }
@@ -82,7 +91,7 @@ class Placements {
     const fresh = new Map((await findPlacements(this.control, ids)).map((p) => [p.show_id, p]));
     for (const id of ids) {
       const p = fresh.get(id);
-      if (p) this.cache.set(id, p);
+      if (p) this.keep(id, p);
       else this.cache.delete(id);
     }
   }
@@ -172,6 +181,16 @@ export class ShardedInventory implements Inventory {
 
   async follow(showId: string): Promise<void> {
     await this.placements.read(showId);
+  }
+
+  /**
+   * Calls `listener` with a show's id when this instance learns that the show is on
+   * another shard than it had cached (a refresh, or a claim that found it gone). The
+   * seat map streams resync its viewers then (src/service.ts). Returns the unsubscribe.
+   */
+  onMoved(listener: (showId: string) => void): () => void {
+    this.placements.movedListeners.add(listener);
+    return () => this.placements.movedListeners.delete(listener);
   }
 
   /** The placement as this instance knows it (cached), or null when the show has none. */

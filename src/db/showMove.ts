@@ -22,6 +22,7 @@
 // or deletes; test/db/seat-writes.test.ts names this file as their second home.
 import { performance } from 'node:perf_hooks';
 import type { Database, Queryable } from './client.js';
+import { publishSeatChanges } from './seatChanges.js';
 
 /** Bounds of the move's own statements: longer than a request's, never unbounded. */
 const MOVE_SETTINGS = "set local lock_timeout = '2s'; set local statement_timeout = '9s'; set local timezone = 'UTC'";
@@ -221,6 +222,21 @@ export async function moveShow(
       return second;
     });
     if (locked.rows[0]!.n === 0) throw new ShowMoveError('nothing_to_move', `show ${showId} has no seats on the source`);
+    // The show's changes committed before the locks are published here, by the source's
+    // own publisher (outside this transaction, waiting for a pass in progress). With
+    // every seat locked no new change of the show can commit, so afterwards no pass on
+    // the source gives the show another version: the map version read below is the
+    // source's last, and the target's next one is above it. Taking the changes along
+    // unpublished instead raced with a pass in progress, which could publish them on
+    // the source under version N+1 after the copy had read N: the target then gave its
+    // own next changes N+1 too, and viewers skipped them as seen.
+    await step('publish', async () => {
+      for (let pass = 0; pass < PUBLISH_PASSES; pass++) {
+        const pending = await tx.query('select 1 from seat_changes where show_id = $1 limit 1', [showId]);
+        if (pending.rowCount === 0) return;
+        await publishSeatChanges(src, { limit: PUBLISH_LIMIT, keepSeconds: null, wait: true });
+      }
+    });
     const map = await tx.query<{ map_version: number }>('select map_version from shows where id = $1', [showId]);
     const taken: { t: PerShow; rows: string; copy: TableCopy }[] = [];
     let maxVersion = 0;
@@ -295,6 +311,9 @@ export async function moveShow(
   return { ...copied, pausedMs: performance.now() - lockedAt, onCopiedMs, steps };
 }
 
+/** Publish passes the move runs before it copies (each publishes up to PUBLISH_LIMIT changes, oldest first, of every show). */
+const PUBLISH_PASSES = 20;
+const PUBLISH_LIMIT = 5000;
 /** How many times the source's locks are tried; how long the second pass waits for one seat. */
 const LOCK_ATTEMPTS = 5;
 const SECOND_PASS_LOCK_TIMEOUT_MS = 300;

@@ -148,6 +148,16 @@ export class SeatStreams {
     for (const v of [...this.accepted]) this.drop(v, reason);
   }
 
+  /**
+   * Ends every stream of one show, those still starting too, as a resync: the show
+   * moved to another shard, whose feed numbers its versions on from the source's last
+   * (src/db/showMove.ts) but is read by this instance side by side with the source's,
+   * so a viewer reconnects and starts from a snapshot read on the new shard.
+   */
+  endShow(showId: string): void {
+    for (const v of [...this.accepted]) if (v.showId === showId) this.drop(v, 'resync');
+  }
+
   /** Ends every stream and refuses new ones (shutdown): an open stream would keep the server from closing. */
   stop(): void {
     this.stopped = true;

@@ -12,6 +12,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { insertShow } from '../../src/db/shows.js';
 import { claimSeats, type ClaimResult } from '../../src/db/seatTransitions.js';
 import { moveShow, removeShowCopy, ShowMoveError } from '../../src/db/showMove.js';
+import { publishSeatChanges } from '../../src/db/seatChanges.js';
 import { startCluster, type PgCluster } from '../support/pgCluster.js';
 
 const id = (p: string) => `${p}_${randomBytes(6).toString('hex')}`;
@@ -126,6 +127,9 @@ describe('moving a show between two clusters', () => {
       });
     }
     await seed.query('insert into show_stats (show_id, holds_created, hold_conflicts) values ($1, 40, 3)', [showId]);
+    // The move publishes the show's pending changes on the source before it copies
+    // (src/db/showMove.ts): published here already, so fingerprints taken now compare.
+    await publishSeatChanges(seed, { limit: 100_000, keepSeconds: null, wait: true });
   }
 
   beforeAll(async () => {

@@ -66,6 +66,10 @@ export async function createShows(baseUrl: string, token: string, o: Readonly<Op
         // A minute back, so a database clock slightly behind ours finds the sale open.
         sale_opens_at: new Date(Date.now() - 60_000).toISOString(), currency: 'EUR', price_tiers: { premium: 9500, standard: 6500 },
         hold_ttl_seconds: o.holdTtlSeconds, per_user_limit: 10, waiting_room: o.waitingRoom,
+        // Its share of the buyers: a sharded service places each show on the shard
+        // expecting the least demand, so the rehearsal's shows spread over the shards
+        // (with none given, every show weighs 0 and all go to the first shard).
+        expected_demand: Math.ceil(o.buyers / o.shows),
       });
       ids.push(show.id as string);
     }
