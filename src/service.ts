@@ -42,6 +42,7 @@ import { ShardedInventory } from './app/shards.js';
 import { KnownAccounts } from './app/knownAccounts.js';
 import { findUserRole } from './db/users.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
+import { Warmup, type WarmupReport } from './app/warmup.js';
 
 export interface Service {
   ctx: Context;
@@ -50,6 +51,8 @@ export interface Service {
   workers: Workers;
   /** Starts the separate /metrics listener when METRICS_PORT is set; its address, or null. */
   listenMetrics(): Promise<AddressInfo | null>;
+  /** Warms the instance within WARMUP_MS (./app/warmup.ts); /readyz answers 503 "warming up" meanwhile. Never throws. */
+  warm(): Promise<WarmupReport>;
   close(): Promise<void>;
 }
 
@@ -147,6 +150,7 @@ export async function openService(
     log,
     showRules,
     purchaseLimits,
+    warmup: new Warmup(),
     accounts: new KnownAccounts(async (userId) => (await findUserRole(db, userId)) !== null),
     room: WaitingRoom.open(config, roomSecret, showRules, async (showId) => soldOut(await inventory.as('waiting_room').ofShow(showId), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
@@ -186,6 +190,7 @@ export async function openService(
     app,
     sweeper,
     workers,
+    warm: () => ctx.warmup!.run(ctx, app, config.warmupMs),
     async listenMetrics() {
       return config.metricsPort === null ? null : metricsListener.listen(config.host, config.metricsPort);
     },
