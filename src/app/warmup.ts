@@ -88,23 +88,33 @@ export class Warmup {
     const bound = new Promise<'over'>((resolve) => {
       timer = setTimeout(() => { over = true; resolve('over'); }, budgetMs);
     });
+    // A step that fails (a slow database at the start) is noted and the next one tried: each warms something of its own.
+    let failure: string | null = null;
+    const step = async <T>(fn: () => Promise<T>, otherwise: T): Promise<T> => {
+      try {
+        return await fn();
+      } catch (err) {
+        failure ??= err instanceof Error ? err.message : String(err);
+        return otherwise;
+      }
+    };
     const work = (async () => {
       const n = ctx.config.poolSize;
       const dbs = [ctx.db, ...(ctx.inventory.single ? [] : ctx.inventory.all())];
-      for (const db of dbs) tally.connections += await openConnections(db, n);
+      for (const db of dbs) {
+        if (over) return;
+        tally.connections += await step(() => openConnections(db, n), 0);
+      }
       for (const db of ctx.inventory.all()) {
         if (over) return;
-        tally.statements += await prepareHotStatements(db, n, () => over);
+        tally.statements += await step(() => prepareHotStatements(db, n, () => over), 0);
       }
-      const shows = over ? [] : await showsAboutToSell(ctx.db, SHOWS_MAX);
+      const shows = over ? [] : await step(() => showsAboutToSell(ctx.db, SHOWS_MAX), []);
       // A cold path for a show nobody has (its 404) is warmed too: the first
       // requests of a sale are not all for a show the instance knows yet.
       for (const showId of [...shows, NO_SHOW]) {
         if (over) return;
-        if (showId !== NO_SHOW) {
-          await ctx.seatMaps.get(showId).answer;
-          tally.shows++;
-        }
+        if (showId !== NO_SHOW && await step(async () => (await ctx.seatMaps.get(showId).answer) !== null, false)) tally.shows++;
         for (let i = 0; i < READS_PER_SHOW && !over; i++) {
           await app.inject({ method: 'GET', url: `/v1/shows/${showId}/seats`, headers: { 'accept-encoding': i % 2 ? 'gzip' : 'identity' } });
           tally.requests++;
@@ -113,7 +123,8 @@ export class Warmup {
     })();
     try {
       const outcome = await Promise.race([work.then(() => 'done' as const), bound]);
-      return outcome === 'over' ? end('cut short', `WARMUP_MS (${budgetMs} ms) passed`) : end('warm', null);
+      if (outcome === 'over') return end('cut short', `WARMUP_MS (${budgetMs} ms) passed${failure ? `; a step failed: ${failure}` : ''}`);
+      return failure ? end('failed', failure) : end('warm', null);
     } catch (err) {
       return end('failed', err instanceof Error ? err.message : String(err));
     } finally {
