@@ -31,7 +31,7 @@ import { HoldTally } from './app/holdTally.js';
 import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
 import type { Logger } from 'pino';
-import { loggerFrom, silentLogger } from './http/logging.js';
+import { loggerFrom, silentLogger, WARMUP_ADDRESS } from './http/logging.js';
 import { DomainError } from './domain/errors.js';
 import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
@@ -190,7 +190,7 @@ export async function openService(
     app,
     sweeper,
     workers,
-    warm: () => ctx.warmup!.run(ctx, app, config.warmupMs),
+    warm: () => ctx.warmup!.run(ctx, (url, coding) => app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding }, remoteAddress: WARMUP_ADDRESS }), config.warmupMs),
     async listenMetrics() {
       return config.metricsPort === null ? null : metricsListener.listen(config.host, config.metricsPort);
     },

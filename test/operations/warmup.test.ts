@@ -1,14 +1,23 @@
 // The start's warm-up: /readyz answers 503 "warming up" while it runs and 200 after;
 // it opens the pool, reads the maps of shows on sale, and leaves no row behind.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow } from '../support/catalog.js';
 import type { Queryable } from '../../src/db/client.js';
 
+const lines: string[] = [];
+const capture = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  },
+});
+
 let t: TestService;
 let showId: string;
 beforeAll(async () => {
-  t = await startTestService({ sweeper: false, config: { seatMapCacheMs: 60_000, warmupMs: 20_000 } });
+  t = await startTestService({ sweeper: false, config: { seatMapCacheMs: 60_000, warmupMs: 20_000 }, logger: { level: 'info', stream: capture } });
   ({ showId } = await createShow(t));
 });
 afterAll(async () => { await t?.close(); });
@@ -29,6 +38,7 @@ describe('warm-up before ready', () => {
   it('answers /readyz 503 "warming up" while it runs, 200 after; writes no row; opens the pool and reads the maps', async () => {
     const db = t.service.ctx.db;
     const before = await rowCounts(db);
+    const logged = lines.length;
     const warming = t.service.warm();
     const during = await t.http.get('/readyz');
     const report = await warming;
@@ -47,6 +57,8 @@ describe('warm-up before ready', () => {
     // The map is in memory: the first buyer's read needs no database.
     expect(t.service.ctx.seatMaps.cached(showId)).toBeDefined();
     expect(await rowCounts(db)).toEqual(before);
+    // Its reads come from an address no client has, and are logged at debug: no line at info for each.
+    expect(lines.slice(logged).filter((l) => l.includes('/seats'))).toEqual([]);
   });
 
   it('serves anyway once WARMUP_MS has passed, and says it was cut short', async () => {
