@@ -50,6 +50,13 @@ export interface Config {
   tokenSecret: string | null;
   tokenTtlSeconds: number;
   seatMapCacheMs: number;
+  /**
+   * WARMUP_MS: how long `serve` may spend warming up before /readyz says ready
+   * (the pool's connections, the hot statements prepared on them, the seat maps of
+   * shows on sale, the hot JS paths). Past it the instance serves anyway and says so
+   * in a log line; 0 skips the warm-up.
+   */
+  warmupMs: number;
   sweepIntervalMs: number;
   seedDemo: boolean;
   /** The built web app (index.html and assets) served at `/`; null: dist/web beside the package. */
@@ -331,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     tokenSecret,
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 86_400, 60),
     seatMapCacheMs: int(env, 'SEATMAP_CACHE_MS', 1000, 0),
+    warmupMs: int(env, 'WARMUP_MS', 5000, 0),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
     seedDemo: env.BOXOFFICE_DEMO !== '0',
     webRoot: env.WEB_ROOT || null,

@@ -47,9 +47,15 @@ async function main(command: string, args: string[]): Promise<void> {
   const metricsAt = await service.listenMetrics();
   if (metricsAt) say(`metrics on http://${config.host}:${metricsAt.port}/metrics${config.metricsToken ? ' (bearer METRICS_TOKEN)' : ''}`);
   if (command === 'serve') {
+    // Warmed before /readyz says ready (and before the "serving on" line): it answers 503 "warming up" meanwhile.
+    const warming = service.warm();
     await service.app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
     const address = service.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    const w = await warming;
+    const warmed = { warmup_ms: w.ms, connections: w.connections, statements: w.statements, shows: w.shows, requests: w.requests };
+    if (w.phase === 'warm') service.ctx.log.info(warmed, w.why ? `warm-up: ${w.why}` : 'warmed up: ready');
+    else service.ctx.log.warn({ ...warmed, why: w.why }, `warm-up ${w.phase}: serving anyway, partly cold`);
     if (simulator) {
       simulator.sendWebhooksTo(`http://${config.host}:${port}/v1/payments/webhook`);
       say(`payment simulator (Stripe-compatible, key sk_test_sim) on http://127.0.0.1:${config.paysimPort}`);

@@ -33,7 +33,7 @@ import { HoldTally } from './app/holdTally.js';
 import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
 import type { Logger } from 'pino';
-import { loggerFrom, silentLogger } from './http/logging.js';
+import { loggerFrom, silentLogger, WARMUP_ADDRESS } from './http/logging.js';
 import { DomainError } from './domain/errors.js';
 import { ShowRules } from './app/showRules.js';
 import { WaitingRoom } from './waiting-room/room.js';
@@ -44,6 +44,7 @@ import { ShardedInventory } from './app/shards.js';
 import { KnownAccounts } from './app/knownAccounts.js';
 import { findUserRole } from './db/users.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
+import { Warmup, type WarmupReport } from './app/warmup.js';
 
 export interface Service {
   ctx: Context;
@@ -52,6 +53,8 @@ export interface Service {
   workers: Workers;
   /** Starts the separate /metrics listener when METRICS_PORT is set; its address, or null. */
   listenMetrics(): Promise<AddressInfo | null>;
+  /** Warms the instance within WARMUP_MS (./app/warmup.ts); /readyz answers 503 "warming up" meanwhile. Never throws. */
+  warm(): Promise<WarmupReport>;
   close(): Promise<void>;
 }
 
@@ -160,6 +163,7 @@ export async function openService(
     log,
     showRules,
     purchaseLimits,
+    warmup: new Warmup(),
     accounts: new KnownAccounts(async (userId) => (await findUserRole(db, userId)) !== null),
     room: WaitingRoom.open(config, roomSecret, showRules, async (showId) => soldOut(await inventory.as('waiting_room').ofShow(showId), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
@@ -201,6 +205,7 @@ export async function openService(
     app,
     sweeper,
     workers,
+    warm: () => ctx.warmup!.run(ctx, (url, coding) => app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding }, remoteAddress: WARMUP_ADDRESS }), config.warmupMs),
     async listenMetrics() {
       return config.metricsPort === null ? null : metricsListener.listen(config.host, config.metricsPort);
     },

@@ -10,7 +10,7 @@ export const ADMIN = { email: 'bench-admin@example.test', password: 'bench-admin
 /**
  * The built service (dist/src/main.js serve) against databaseUrl, on a free port.
  * Its "serving on" line is logged at info, below the bench's LOG_LEVEL=warn: the
- * bench gives it a port and waits for /healthz instead.
+ * bench gives it a port and waits for /readyz instead (200 once warmed up).
  */
 export async function startService(o: { databaseUrl: string; env?: Record<string, string>; nodeFlags?: string[] }): Promise<Child> {
   const port = await freePort();
@@ -31,7 +31,7 @@ export async function startService(o: { databaseUrl: string; env?: Record<string
       ...o.env,
     },
     ready: /serving on http:\/\/[^\s:]+:(\d+)/,
-    readyProbe: { port, path: '/healthz' },
+    readyProbe: { port, path: '/readyz' },
     timeoutMs: 60_000,
   });
 }

@@ -17,6 +17,7 @@ import type { ShowRules } from './showRules.js';
 import type { WaitingRoom } from '../waiting-room/room.js';
 import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
 import type { KnownAccounts } from './knownAccounts.js';
+import type { Warmup } from './warmup.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
 export interface Context {
@@ -44,4 +45,6 @@ export interface Context {
   purchaseLimits: PurchaseLimits;
   /** Whether a token's account exists, without the control database on every hold (./knownAccounts.ts). */
   accounts: KnownAccounts;
+  /** The start's warm-up (./warmup.ts): /readyz answers 503 while it runs; none in contexts that never warm up. */
+  warmup?: Warmup;
 }

@@ -11,7 +11,7 @@ const PROBE_MS = 1000;
 
 export type Readiness =
   | { ready: true; database: 'postgres' | 'pglite'; shardsDown: string[] }
-  | { ready: false; why: unknown };
+  | { ready: false; why: unknown; warmingUp?: true };
 
 /** null when the database answered a statement within PROBE_MS; else why not. */
 export async function probe(db: Queryable): Promise<unknown> {
@@ -26,8 +26,10 @@ export async function probe(db: Queryable): Promise<unknown> {
   }
 }
 
-/** Ready when the control database answered within PROBE_MS; shards probed side by side, those that did not are named. */
+/** Ready when the start's warm-up is over and the control database answered within PROBE_MS; shards probed side by side, those that did not are named. */
 export async function readiness(ctx: Context): Promise<Readiness> {
+  // Not before the warm-up is over: the first seconds of a sale would meet a cold instance.
+  if (ctx.warmup && !ctx.warmup.ready) return { ready: false, why: new Error('warming up'), warmingUp: true };
   const shards = ctx.inventory.single ? [] : ctx.inventory.named();
   const [why, ...shardWhys] = await Promise.all([probe(ctx.db), ...shards.map((s) => probe(s.db))]);
   if (why !== null) return { ready: false, why };

@@ -138,7 +138,7 @@ export class RequestLines extends LogController {
     else if (status >= 500 || error) level = 'error';
     // Debug is below info: with info off, neither is written.
     else if (!writes('info')) return;
-    else level = this.quiet(request.url.split('?')[0]!) ? 'debug' : 'info';
+    else level = this.quiet(request.url.split('?')[0]!) || request.raw.socket?.remoteAddress === WARMUP_ADDRESS ? 'debug' : 'info';
     if (!writes(level)) return;
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     request.log[level](
@@ -147,6 +147,13 @@ export class RequestLines extends LogController {
     );
   }
 }
+
+/**
+ * The client address of the start's warm-up reads (app.inject, src/app/warmup.ts):
+ * TEST-NET-1, which no real client connects from. Their lines are at debug, and they
+ * count against no real client's rate limit.
+ */
+export const WARMUP_ADDRESS = '192.0.2.0';
 
 /** What the service logs at debug only: probes and metric scrapes, every few seconds for ever. */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);

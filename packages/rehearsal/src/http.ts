@@ -1,7 +1,10 @@
 // The virtual buyers' HTTP client: one undici pool of keep-alive connections for
 // every buyer (one event loop), a timeout per request after which the buyer gives
 // up on it as a browser would, and every answer's latency recorded under its step.
+// A request waits for a free connection in ./connectionSlots.ts, not in undici's
+// queue: giving up there costs no connection.
 import { Agent, request } from 'undici';
+import { ConnectionSlots } from './connectionSlots.js';
 import type { Recorder, Step } from './recorder.js';
 
 export interface Reply {
@@ -23,9 +26,11 @@ const DEFAULT_TIMEOUT_MS = 5000;
 
 export class BuyerHttp {
   private readonly agent: Agent;
+  private readonly slots: ConnectionSlots;
 
   constructor(private readonly origin: string, connections: number, private readonly rec: Recorder) {
     this.agent = new Agent({ connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+    this.slots = new ConnectionSlots(connections);
   }
 
   /** One request; null when no answer came in time or the connection failed (the caller decides to retry). */
@@ -35,9 +40,17 @@ export class BuyerHttp {
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const t0 = performance.now();
+    if (!(await this.slots.take(timeoutMs))) {
+      // No connection came free in time: the buyer gives up before anything was sent.
+      this.rec.latency(step, performance.now() - t0, 'timeout');
+      this.rec.count('timeouts');
+      return null;
+    }
+    let pause = false;
     try {
       const res = await request(`${this.origin}${path}`, {
-        method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: this.agent, signal: AbortSignal.timeout(timeoutMs),
+        method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: this.agent,
+        signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs - (performance.now() - t0)))),
       });
       const text = await res.body.text();
       const json = text && String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
@@ -52,8 +65,12 @@ export class BuyerHttp {
       // A request the buyer gave up on counts no faster than its timeout.
       this.rec.latency(step, ms, timedOut ? 'timeout' : `network ${(err as NodeJS.ErrnoException).code ?? (err as Error).name}`);
       if (timedOut) this.rec.count('timeouts');
-      else await new Promise((r) => setTimeout(r, 200));
+      else pause = true;
       return null;
+    } finally {
+      this.slots.release();
+      // After a failed connection, a moment before the caller tries again (its slot already given back).
+      if (pause) await new Promise((r) => setTimeout(r, 200));
     }
   }
 

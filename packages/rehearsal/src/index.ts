@@ -11,3 +11,5 @@ export { cleanup, onCleanup, runBenchmark } from './cleanup.js';
 export { freePort, machineBusySeconds, processCpuSeconds, REPO_ROOT, startChild, type Child, type ChildOptions } from './child.js';
 export { Latencies, percentiles, type Percentiles } from './latencies.js';
 export { rowName } from './setup.js';
+export { BuyerHttp } from './http.js';
+export { Recorder } from './recorder.js';

@@ -55,7 +55,7 @@ export async function serviceUnderTest(o: Readonly<Options>, log: (s: string) =>
   }
   log(`starting the service (${databaseUrl ? 'PostgreSQL at DATABASE_URL' : `embedded PGlite in ${dataDir}`}) on port ${port}, payment simulator on ${paysimPort}…`);
   const child = await startChild({
-    name: 'boxoffice', script: entry, args: ['serve'], env, ready: /serving on http:\/\/[^\s:]+:(\d+)/, readyProbe: { port, path: '/healthz' }, timeoutMs: 120_000,
+    name: 'boxoffice', script: entry, args: ['serve'], env, ready: /serving on http:\/\/[^\s:]+:(\d+)/, readyProbe: { port, path: '/readyz' }, timeoutMs: 120_000,
   });
   const paysimUrl = `http://127.0.0.1:${paysimPort}`;
   // The service listens only once its bundled simulator does; this bounds the wait should that ever change.

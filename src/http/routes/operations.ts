@@ -19,14 +19,14 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
 
   app.get('/readyz', {
     schema: {
-      tags: ['operations'], summary: 'Readiness: the database answers',
-      description: 'For load balancers: 200 while the database (with SHARD_URLS: the control database) answers, else 503. With shards, `shards_down` names those that do not answer: only their shows are refused.',
+      tags: ['operations'], summary: 'Readiness: warmed up, and the database answers',
+      description: 'For load balancers: 200 while the database (with SHARD_URLS: the control database) answers, else 503; 503 too while the instance warms up after its start (WARMUP_MS at most). With shards, `shards_down` names those that do not answer: only their shows are refused.',
       response: {
         200: Type.Object({
           status: Type.String(), database: Type.String({ description: '`postgres` or `pglite`' }),
           shards_down: Type.Optional(Type.Array(Type.String(), { description: 'With SHARD_URLS: the shards that did not answer within 1 s' })),
         }, { description: 'Ready to serve', examples: [{ status: 'ready', database: 'postgres' }, { status: 'ready', database: 'postgres', shards_down: ['b'] }] }),
-        503: problemResponse('NOT_READY: the database does not answer, or this instance shuts down'),
+        503: problemResponse('NOT_READY: the instance warms up after its start, the database does not answer, or this instance shuts down'),
       },
     },
   }, async (req, reply) => {
@@ -36,6 +36,7 @@ export default async function operationRoutes(app: FastifyInstance, { ctx }: { c
       if (r.shardsDown.length) req.log.warn({ shards_down: r.shardsDown }, 'shards not answering: their shows answer 503 SHARD_UNAVAILABLE');
       return { status: 'ready', database: r.database, shards_down: r.shardsDown };
     }
+    if (r.warmingUp) return sendProblem(reply, 'NOT_READY', 'warming up');
     req.log.warn({ err: r.why }, 'database not answering');
     return sendProblem(reply, 'NOT_READY', 'the database does not answer');
   });
