@@ -1,16 +1,22 @@
-// The purchase path's concurrency limit as an onRequest hook (after auth and the
-// rate limits): beyond the instance's adaptive limit a hold or booking is answered
-// 503 OVERLOADED with Retry-After at once, before any database work. The slot is
-// given back when the answer is sent (or the client goes away), with its latency.
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+// The purchase path's concurrency limit as route hooks (after auth and the rate
+// limits): beyond the instance's adaptive limit a hold or booking is answered 503
+// OVERLOADED with Retry-After at once, before any database work. The slot is given
+// back when the handler has its answer (onSend), with its latency and status — not
+// when the connection closes: a client that gives up does not stop the claim it
+// started, and a slot given back then would let in more work than the limit allows
+// (and feed it the client's patience as a latency). Should no answer ever come, the
+// slot goes back when the response ends or fails.
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import type { Context } from '../app/context.js';
 import type { PurchasePath } from '../waiting-room/purchaseLimits.js';
 import { sendProblem } from './problem.js';
 import { markShed } from './logging.js';
 
-export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHandler {
+const slots = new WeakMap<FastifyRequest, () => void>();
+
+export function limitInFlight(ctx: Context, path: PurchasePath): { onRequest: onRequestHookHandler; onSend: onSendHookHandler } {
   const limit = ctx.purchaseLimits[path];
-  return function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+  const onRequest = function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (!limit.tryAcquire()) {
       markShed(req);
       ctx.purchaseLimits.observe(path, 0, 503, true);
@@ -20,11 +26,23 @@ export function limitInFlight(ctx: Context, path: PurchasePath): onRequestHookHa
     }
     const started = performance.now();
     const met = limit.inFlight;
-    reply.raw.once('close', () => {
+    let given = false;
+    const giveBack = () => {
+      if (given) return;
+      given = true;
+      slots.delete(req);
       const ms = performance.now() - started;
       limit.release(ms, reply.statusCode >= 500, met);
       ctx.purchaseLimits.observe(path, ms, reply.statusCode);
-    });
+    };
+    slots.set(req, giveBack);
+    reply.raw.once('finish', giveBack);
+    reply.raw.once('error', giveBack);
     done();
   };
+  const onSend: onSendHookHandler = function (req, _reply, payload, done) {
+    slots.get(req)?.();
+    done(null, payload);
+  };
+  return { onRequest, onSend };
 }

@@ -3,6 +3,7 @@
 // Retry-After while the seat database is stuck, never a slow answer.
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { Agent, request } from 'undici';
 import { ConcurrencyLimit } from '../../src/waiting-room/concurrencyLimit.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers } from '../support/catalog.js';
@@ -171,5 +172,43 @@ describe('the purchase path over HTTP with the seat database stuck', () => {
     const m = await t.http.get('/metrics');
     expect(m.text).toMatch(/boxoffice_purchase_rejections_total\{path="hold"\} 22/);
     expect(m.text).toMatch(/boxoffice_purchase_in_flight\{path="hold"\} 0/);
+  }, 60_000);
+
+  it('keeps the slot of a buyer who gave up until the claim they started has ended', async () => {
+    const u = await startTestService({ config: { purchaseConcurrency: { initial: 4, min: 4, max: 4, bookingMin: 4 } } });
+    const gone = new Agent({ connections: 4 });
+    try {
+      const show = await createShow(u, { rows: 1, seatsPerRow: 20, per_user_limit: 1 });
+      const buyers = await registerBuyers(u, 8);
+      const blocker = new pg.Client({ connectionString: u.service.ctx.config.databaseUrl! });
+      await blocker.connect();
+      await blocker.query('begin');
+      // Every seat write waits (reads go on): the claims are stuck in the database.
+      await blocker.query('lock table show_seats in exclusive mode');
+      // Four buyers ask and give up after 300 ms: their claims still wait behind the lock.
+      const impatient = buyers.slice(0, 4).map((b, i) => request(`${u.baseUrl}/v1/shows/${show.showId}/holds`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${b.token}` },
+        body: JSON.stringify({ seats: [show.seats[i]!] }), signal: AbortSignal.timeout(300), dispatcher: gone,
+      }).then((r) => r.statusCode, () => 'gave up'));
+      expect(await Promise.all(impatient)).toEqual(['gave up', 'gave up', 'gave up', 'gave up']);
+      // Their slots are still taken: the next four are refused at once, not let in behind the lock.
+      const next = await Promise.all(buyers.slice(4).map((b, i) => u.http.post(`/v1/shows/${show.showId}/holds`, { seats: [show.seats[4 + i]!] }, b.token)));
+      for (const r of next) expectProblem(r, 503, 'OVERLOADED');
+      expect((await u.http.get('/metrics')).text).toMatch(/boxoffice_purchase_in_flight\{path="hold"\} 4/);
+      await blocker.query('rollback');
+      await blocker.end();
+      // Once the claims end, the slots come back.
+      let inFlight = '';
+      for (let i = 0; i < 50 && inFlight !== '0'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        inFlight = /boxoffice_purchase_in_flight\{path="hold"\} (\d+)/.exec((await u.http.get('/metrics')).text)?.[1] ?? '';
+      }
+      expect(inFlight).toBe('0');
+      const after = await u.http.post(`/v1/shows/${show.showId}/holds`, { seats: [show.seats[10]!] }, buyers[4]!.token);
+      expect(after.status).toBe(201);
+    } finally {
+      await gone.destroy();
+      await u.close();
+    }
   }, 60_000);
 });

@@ -59,8 +59,10 @@ export default async function bookingRoutes(app: FastifyInstance, { ctx }: { ctx
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * BODY_LIMIT }, (_req, body, done) => done(null, body));
+    const bookingSlot = limitInFlight(ctx, 'booking');
     scope.post('/v1/bookings', {
-      onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'booking')],
+      onRequest: [requireUser(ctx), limitPurchases(ctx), bookingSlot.onRequest],
+      onSend: bookingSlot.onSend,
       // Validated in the handler (readBookingBody); the schema documents it.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {

@@ -13,7 +13,8 @@ const holdExample = { hold_id: 'hld_01J9', show_id: 'shw_01J9', seats: ['F7', 'F
 export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: Context }) {
   const user = { onRequest: requireUser(ctx) };
   const buyer = { onRequest: [requireUser(ctx), limitPurchases(ctx)] };
-  const holdBuyer = { onRequest: [requireUser(ctx), limitPurchases(ctx), limitInFlight(ctx, 'hold')] };
+  const holdSlot = limitInFlight(ctx, 'hold');
+  const holdBuyer = { onRequest: [requireUser(ctx), limitPurchases(ctx), holdSlot.onRequest], onSend: holdSlot.onSend };
   const security = [{ bearer: [] }];
 
   app.post<{ Params: IdParams; Body: HoldInput }>('/v1/shows/:id/holds', {
