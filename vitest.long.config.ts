@@ -9,6 +9,7 @@ export const LONG_TESTS = [
   'test/resilience/show-cancel-crash.test.ts',
   'test/resilience/waitlist-crash.test.ts',
   'test/db/show-move.test.ts',
+  'test/shards/live-move.test.ts',
 ];
 
 export default defineConfig({
