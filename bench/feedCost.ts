@@ -38,6 +38,27 @@ interface Variant {
   tables: string[];
 }
 
+/** One row per claiming statement (the seats in arrays), logged or `unlogged `. */
+function rowPerStatement(name: string, unlogged: '' | 'unlogged '): Variant {
+  return {
+    name,
+    setup: `
+      create ${unlogged}table seat_change_sets (show_id text not null, seat_ids text[] not null, statuses text[] not null,
+                                     seat_versions bigint[] not null, changed_at timestamptz not null default clock_timestamp());
+      create or replace function log_seat_changes() returns trigger language plpgsql as $$
+      begin
+        insert into seat_change_sets (show_id, seat_ids, statuses, seat_versions)
+        select n.show_id, array_agg(n.seat_id), array_agg(case n.status when 'paying' then 'held' else n.status end), array_agg(n.version)
+          from new_seats n join old_seats o on o.show_id = n.show_id and o.seat_id = n.seat_id
+         where (case n.status when 'paying' then 'held' else n.status end) <> (case o.status when 'paying' then 'held' else o.status end)
+            or n.hold_id is distinct from o.hold_id
+         group by n.show_id;
+        return null;
+      end $$;`,
+    publish: 'delete from seat_change_sets', tables: ['seat_change_sets'],
+  };
+}
+
 const PUBLISH = 'select changes from publish_seat_changes(5000, 300, false)';
 const VARIANTS: Variant[] = [
   { name: 'no feed (bare)', setup: 'alter table show_seats disable trigger show_seats_log_changes', publish: null, tables: [] },
@@ -47,40 +68,8 @@ const VARIANTS: Variant[] = [
     name: 'unlogged, no index', setup: 'alter table seat_changes set unlogged; drop index seat_changes_order',
     publish: PUBLISH, tables: ['seat_changes', 'seat_deltas'],
   },
-  {
-    name: 'row per statement (arrays)',
-    setup: `
-      create table seat_change_sets (show_id text not null, seat_ids text[] not null, statuses text[] not null,
-                                     seat_versions bigint[] not null, changed_at timestamptz not null default clock_timestamp());
-      create or replace function log_seat_changes() returns trigger language plpgsql as $$
-      begin
-        insert into seat_change_sets (show_id, seat_ids, statuses, seat_versions)
-        select n.show_id, array_agg(n.seat_id), array_agg(case n.status when 'paying' then 'held' else n.status end), array_agg(n.version)
-          from new_seats n join old_seats o on o.show_id = n.show_id and o.seat_id = n.seat_id
-         where (case n.status when 'paying' then 'held' else n.status end) <> (case o.status when 'paying' then 'held' else o.status end)
-            or n.hold_id is distinct from o.hold_id
-         group by n.show_id;
-        return null;
-      end $$;`,
-    publish: 'delete from seat_change_sets', tables: ['seat_change_sets'],
-  },
-  {
-    name: 'unlogged row per statement',
-    setup: `
-      create unlogged table seat_change_sets (show_id text not null, seat_ids text[] not null, statuses text[] not null,
-                                     seat_versions bigint[] not null, changed_at timestamptz not null default clock_timestamp());
-      create or replace function log_seat_changes() returns trigger language plpgsql as $$
-      begin
-        insert into seat_change_sets (show_id, seat_ids, statuses, seat_versions)
-        select n.show_id, array_agg(n.seat_id), array_agg(case n.status when 'paying' then 'held' else n.status end), array_agg(n.version)
-          from new_seats n join old_seats o on o.show_id = n.show_id and o.seat_id = n.seat_id
-         where (case n.status when 'paying' then 'held' else n.status end) <> (case o.status when 'paying' then 'held' else o.status end)
-            or n.hold_id is distinct from o.hold_id
-         group by n.show_id;
-        return null;
-      end $$;`,
-    publish: 'delete from seat_change_sets', tables: ['seat_change_sets'],
-  },
+  rowPerStatement('row per statement (arrays)', ''),
+  rowPerStatement('unlogged row per statement', 'unlogged '),
   // Rows written by the claim itself (its update returns them into an insert), no
   // trigger: only the claim is changed here, every other seat move would need the same.
   { name: 'claim writes rows, no trigger', setup: 'claim-writes', publish: PUBLISH, tables: ['seat_changes', 'seat_deltas'] },
