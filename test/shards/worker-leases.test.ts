@@ -60,6 +60,9 @@ describe('worker leases', () => {
     await holder.service.workers.stop();
     await until('the other instance reconciling', async () => before('reconcile') > 0, 5000, 10);
     expect(Date.now() - stopped).toBeLessThan(LEASE_MS);
+    // The other tasks follow at their own next pass (webhooks every fourth interval).
+    const heldByOther = async () => (await Promise.all(TASKS.map((t) => leaseOf(db, t)))).every((l) => l?.holder === other.service.workers.holder);
+    await until('the other instance holding every task', heldByOther, 5000, 10);
     for (const task of TASKS) expect((await leaseOf(db, task))?.holder, task).toBe(other.service.workers.holder);
     holder.service.workers.start();
   });
