@@ -190,7 +190,7 @@ describe('compression', () => {
 
 describe('the cache', () => {
   it('a refresh that finds nothing changed keeps the snapshot, and with it the bytes it already compressed', async () => {
-    const maps = new SeatMaps(t.service.ctx.db, t.service.ctx.halls, 20);
+    const maps = new SeatMaps(t.service.ctx.db, t.service.ctx.halls, 20, 2000); // waits for the publisher, as the service does
     const first = (await maps.get(showId).answer)!;
     const br = await first.section('101')!.in('br').bytes();
     await sleep(30);
