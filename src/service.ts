@@ -26,7 +26,6 @@ import { MetricsListener } from './http/metricsEndpoint.js';
 import { Sweeper } from './workers/sweeper.js';
 import { Workers } from './workers/supervisor.js';
 import { leaseHolder } from './workers/taskLease.js';
-import { movedAway } from './db/showMove.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
@@ -125,15 +124,10 @@ export async function openService(
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
   const seatFeed = new SeatFeed(inventory.as('seat_feed').all(), config.liveMap, liveMetrics, log);
-  // With shards, a map read on a shard the show has left (this instance's placement is
-  // stale) would find no seats there and show them all free: it reads the placement
-  // afresh instead (which also resyncs the show's streams) and reads the new shard.
+  // With shards a map read follows a move its placement has not seen yet (ShardedInventory).
   // A map read waits up to ten publish intervals (at most 2 s, the map's staleness bound) for the changes it saw to be counted.
-  const seatMaps = new SeatMaps(inventory.single ? (showId) => inventory.ofShow(showId) : async (showId) => {
-    const db = await inventory.ofShow(showId);
-    if (!(await movedAway(db, showId))) return db;
-    return (await inventory.moved(showId, db).catch(() => null)) ?? db;
-  }, halls, config.seatMapCacheMs, Math.min(2000, 10 * config.liveMap.feedIntervalMs));
+  const seatMaps = new SeatMaps(sharded ? (showId) => sharded.ofShowFollowingMove(showId) : (showId) => inventory.ofShow(showId),
+    halls, config.seatMapCacheMs, Math.min(2000, 10 * config.liveMap.feedIntervalMs));
   // Streams past the open file limit would take the API, the pool and /healthz down with them (EMFILE).
   const openFiles = opts.openFiles ?? readOpenFileLimit();
   const capacity = streamCapacity({ configured: config.liveMap.maxViewers, limit: openFiles, poolSize: config.poolSize });

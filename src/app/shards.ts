@@ -6,6 +6,7 @@
 import type { Database, Queryable } from '../db/client.js';
 import { databaseAway } from '../db/sqlstate.js';
 import { findPlacement, findPlacements, holdsRecord, type Placement } from '../db/placement.js';
+import { movedAway } from '../db/showMove.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { showOfId } from '../domain/ids.js';
 import { Loop, type Log } from '../loop.js';
@@ -177,6 +178,18 @@ export class ShardedInventory implements Inventory {
     if (!now) return null;
     const db = this.placed(now, { purchase: true });
     return db === tried ? null : db;
+  }
+
+  /**
+   * The show's database for a read that would otherwise misread a move: where the
+   * cached placement points, unless the show left a `shows_moved_away` mark there (this
+   * instance's placement is stale), then the placement read afresh (which also resyncs
+   * the show's streams). A seat map read on the old shard would show every seat free.
+   */
+  async ofShowFollowingMove(showId: string): Promise<Database> {
+    const db = await this.ofShow(showId);
+    if (!(await movedAway(db, showId))) return db;
+    return (await this.moved(showId, db).catch(() => null)) ?? db;
   }
 
   async follow(showId: string): Promise<void> {
