@@ -74,6 +74,8 @@ export interface Config {
   /** First backoff of the reconciler; doubles per check, capped at a minute. */
   reconcileBaseSeconds: number;
   workerIntervalMs: number;
+  /** The longest pause of a background task whose passes find nothing to do (src/loop.ts). */
+  workerIdleMaxMs: number;
   /** How long a background task's lease on a database lasts unless renewed (src/workers/taskLease.ts). */
   workerLeaseMs: number;
   ticketSigningJwk: string | null;
@@ -352,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     paymentTimeoutMs: int(env, 'PAYMENT_TIMEOUT_MS', 10_000, 100),
     reconcileBaseSeconds: int(env, 'RECONCILE_BASE_MS', 1000, 10) / 1000,
     workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 250, 10),
+    workerIdleMaxMs: int(env, 'WORKER_IDLE_MAX_MS', 2000, 10),
     workerLeaseMs: int(env, 'WORKER_LEASE_MS', 10_000, 100),
     ticketSigningJwk: env.TICKET_SIGNING_JWK || null,
     metricsToken,

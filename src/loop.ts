@@ -2,7 +2,12 @@
 // is logged and the next one retries. Every worker of an instance is one Loop, and
 // so is each instance's reader of the seat change feed (src/live/seatFeed.ts).
 // The interval is the pause between passes, or, `fixedRate`, from one pass's
-// start to the next (a pass that takes longer is followed at once).
+// start to the next (a pass that takes longer is followed at once). With
+// `idleMaxMs`, a pass that found nothing to do (its task resolved to 0) doubles the
+// pause before the next, up to idleMaxMs, and a pass that did something brings it
+// back to the interval: an idle task on an idle database costs a statement every
+// idleMaxMs instead of every interval (on a shard across a network, each of those
+// round trips holds one of its few connections).
 export type Log = { warn: (o: object, m: string) => void };
 
 const WARN_EVERY_MS = 10_000;
@@ -14,14 +19,18 @@ export class Loop {
   /** Passes failed in a row, and when that was last logged. */
   private failures = 0;
   private warnedAtMs = 0;
+  /** The pause before the next pass: the interval, or longer while passes find nothing to do. */
+  private pauseMs: number;
 
   constructor(
     private readonly name: string,
     private readonly task: () => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly log: Log,
-    private readonly o: { fixedRate?: boolean } = {},
-  ) {}
+    private readonly o: { fixedRate?: boolean; idleMaxMs?: number } = {},
+  ) {
+    this.pauseMs = intervalMs;
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -39,7 +48,11 @@ export class Loop {
   /** One pass now; overlapping calls share the pass in progress. */
   runOnce(): Promise<void> {
     this.pass ??= this.task().then(
-      () => this.succeeded(),
+      (result) => {
+        this.succeeded();
+        const idleMaxMs = this.o.idleMaxMs ?? this.intervalMs;
+        this.pauseMs = result === 0 ? Math.min(idleMaxMs, Math.max(this.intervalMs, this.pauseMs * 2)) : this.intervalMs;
+      },
       (err: unknown) => this.failed(err),
     ).finally(() => { this.pass = null; });
     return this.pass;
@@ -69,7 +82,7 @@ export class Loop {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       const started = Date.now();
-      void this.runOnce().then(() => this.schedule(this.o.fixedRate ? Math.max(0, this.intervalMs - (Date.now() - started)) : this.intervalMs));
+      void this.runOnce().then(() => this.schedule(this.o.fixedRate ? Math.max(0, this.pauseMs - (Date.now() - started)) : this.pauseMs));
     }, delay);
     this.timer.unref();
   }

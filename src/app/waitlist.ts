@@ -117,14 +117,16 @@ export async function offerFreedSeats(tx: Queryable, showId: string): Promise<(O
  * The offer worker's pass over one inventory database: every show with someone
  * waiting gets an offer pass of its own (one short transaction each). It scans the
  * seats, not a queue of events, so a pass missed (a crash, a lock taken) is made up by
- * the next one: a freed seat is never skipped, only offered later.
+ * the next one: a freed seat is never skipped, only offered later. Returns how many
+ * shows have someone waiting: while any has, the worker keeps its full pace (a seat
+ * freed by expiry goes to the list before buyers see it free on the map); with none,
+ * it may look less often.
  */
 export async function offerRound(db: Database, log: Context['log']): Promise<number> {
-  let made = 0;
-  for (const showId of await list.showsWithWaiting(db)) {
+  const shows = await list.showsWithWaiting(db);
+  for (const showId of shows) {
     const offers = await db.transaction((tx) => offerFreedSeats(tx, showId));
     for (const o of offers) log.info({ event: 'waitlist.offered', show_id: showId, hold_id: o.hold_id, seats: o.seats.length }, 'seats offered to the waiting list');
-    made += offers.length;
   }
-  return made;
+  return shows.length;
 }

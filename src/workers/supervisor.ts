@@ -31,6 +31,7 @@ export class Workers {
    */
   constructor(ctx: Context, log: Log, readonly holder: string) {
     const every = ctx.config.workerIntervalMs;
+    const idleMaxMs = ctx.config.workerIdleMaxMs;
     const as = (origin: string): Context => ({ ...ctx, db: ctx.db.as(origin), inventory: ctx.inventory.as(origin) });
     const reconcile = as('reconcile');
     const tickets = as('tickets');
@@ -39,17 +40,21 @@ export class Workers {
     const tally = ctx.inventory.as('hold_tally');
     const keys = as('idempotency_keys');
     const single = ctx.inventory.named().length === 1;
-    const perShard = (name: string, ofCtx: Context, interval: number, task: (db: Database) => Promise<unknown>): Loop[] =>
+    const perShard = (name: string, ofCtx: Context, interval: number, task: (db: Database) => Promise<number>): Loop[] =>
       ofCtx.inventory.named().map((s) => {
         const loopName = single ? name : `${name}@${s.name}`;
         const lease = new TaskLease(s.db, name, holder, ctx.config.workerLeaseMs);
         const count = { ran: 0, skipped: 0 };
         this.leases.push(lease);
         this.passes.set(loopName, count);
+        // A pass that found nothing (or found another instance on the task) resolves
+        // to 0, and the loop waits longer before the next (src/loop.ts idleMaxMs).
         return new Loop(loopName, async () => {
-          if (await lease.run(() => task(s.db), this.running)) count.ran++;
+          let done = 0;
+          if (await lease.run(async () => { done = await task(s.db); }, this.running)) count.ran++;
           else count.skipped++;
-        }, interval, log);
+          return done;
+        }, interval, log, { idleMaxMs: Math.max(interval, idleMaxMs) });
       });
     const offers = as('waitlist_offers');
     this.loops = [
@@ -62,7 +67,7 @@ export class Workers {
       ...perShard('waitlist-offers', offers, every, (db) => offerRound(db, ctx.log)),
       new Loop('idempotency-keys', () => sweepExpiredKeys(keys), 30_000, log),
       // Cancelled shows' bookings, on every inventory database (src/app/showCancellation.ts).
-      new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log),
+      new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log, { idleMaxMs: Math.max(every, idleMaxMs) }),
     ];
   }
 

@@ -57,6 +57,8 @@ export async function startTestService(
     paymentTimeoutMs: 2000,
     reconcileBaseSeconds: 0.2,
     workerIntervalMs: 100,
+    // Idle workers slow down as in production (2 s there), to a pause tests can wait out.
+    workerIdleMaxMs: 300,
     // Tests fire hundreds of requests from loopback: no rate limit unless a test asks for one.
     rateLimitExempt: ['127.0.0.0/8', '::1'],
     rateLimitPrefix: `bo_test:${randomBytes(6).toString('hex')}`,
