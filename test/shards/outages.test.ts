@@ -1,7 +1,8 @@
 // Shards by show when a database goes away (docs/scale-out.md): three PostgreSQL 15
 // clusters of the test's own (control, shard a, shard b; test/support/pgCluster.ts).
-// Shard b stopped, then killed (-9): only b's show answers 503 SHARD_UNAVAILABLE, within
-// 2 s, while a's keeps selling, and b sells again once back. The control database
+// Shard b stopped, then killed (-9), then reached through a proxy that drops every
+// packet (a database that went silent): only b's show answers 503 SHARD_UNAVAILABLE,
+// within 2 s, while a's keeps selling, and b sells again once back. The control database
 // stopped: a show whose placement this instance has cached keeps taking holds and
 // bookings; signing in fails clearly, fast.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,10 +10,13 @@ import { startCluster, type PgCluster } from '../support/pgCluster.js';
 import { registerBuyers, type Buyer } from '../support/catalog.js';
 import { closeService, expectStatus, newKey, startService, until } from '../bookings/helpers.js';
 import type { TestService } from '../support/service.js';
+import { start as startProxy, type BlackholeProxy } from '../support/blackholeProxy.js';
 
 let control: PgCluster | null = null;
 let a: PgCluster | null = null;
 let b: PgCluster | null = null;
+/** Shard b is reached through it: passing, or silently dropping every packet. */
+let bProxy: BlackholeProxy | null = null;
 let t: TestService | undefined;
 let buyer: Buyer;
 let onA = '';
@@ -29,11 +33,14 @@ async function timed<T>(run: () => Promise<T>): Promise<{ r: T; ms: number }> {
 
 beforeAll(async () => {
   [control, a, b] = await Promise.all([startCluster(), startCluster(), startCluster()]);
+  bProxy = await startProxy(b.port);
+  const bUrl = new URL(b.url());
+  bUrl.port = String(bProxy.port);
   t = await startService({
     payments: {},
     config: {
       databaseUrl: control.url(),
-      shards: [{ name: 'a', url: a.url() }, { name: 'b', url: b.url() }],
+      shards: [{ name: 'a', url: a.url() }, { name: 'b', url: bUrl.toString() }],
       placementRefreshMs: 200,
       // The production bounds: a database that went away is a 503 within 2 s.
       dbBounds: { connectMs: 1000, queueMs: 3000, statementMs: 1000, backgroundStatementMs: 5000 },
@@ -59,15 +66,22 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeService(t);
+  await bProxy?.close();
   await Promise.all([control?.destroy(), a?.destroy(), b?.destroy()]);
 }, 120_000);
 
 describe('shards by show, when a database goes away', () => {
-  for (const how of ['stop', 'kill'] as const) {
-    it(`shard b ${how === 'stop' ? 'shut down' : 'killed (-9)'}: b's show answers 503 SHARD_UNAVAILABLE within 2 s, a's sells on, b sells again once back`, async () => {
-      await b![how]();
+  const outages = {
+    stop: { says: 'shut down', seats: ['A2', 'A3'], back: 'A6', begin: () => b!.stop(), end: () => b!.start() },
+    kill: { says: 'killed (-9)', seats: ['A4', 'A5'], back: 'A7', begin: () => b!.kill(), end: () => b!.start() },
+    silent: { says: 'dropping every packet', seats: ['A12', 'A13'], back: 'A14', begin: () => bProxy!.mode('blackhole'), end: () => bProxy!.mode('pass') },
+  } as const;
+  for (const how of ['stop', 'kill', 'silent'] as const) {
+    const o = outages[how];
+    it(`shard b ${o.says}: b's show answers 503 SHARD_UNAVAILABLE within 2 s, a's sells on, b sells again once back`, async () => {
+      await o.begin();
       try {
-        for (const seat of [`A${how === 'stop' ? 2 : 4}`, `A${how === 'stop' ? 3 : 5}`]) {
+        for (const seat of o.seats) {
           const refused = await timed(() => hold(onB, [seat]));
           expect(refused.r.status).toBe(503);
           expect(refused.r.body.code).toBe('SHARD_UNAVAILABLE');
@@ -83,9 +97,9 @@ describe('shards by show, when a database goes away', () => {
         expect(ready.status).toBe(200);
         expect(ready.body.shards_down).toEqual(['b']);
       } finally {
-        await b!.start();
+        await o.end();
       }
-      await until('b sells again', async () => (await hold(onB, [`A${how === 'stop' ? 6 : 7}`])).status === 201, 20_000);
+      await until('b sells again', async () => (await hold(onB, [o.back])).status === 201, 20_000);
     });
   }
 
