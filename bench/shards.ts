@@ -141,7 +141,9 @@ runBenchmark(async () => {
   }
   const SEAT_UNAVAILABLE = Buffer.from('"SEAT_UNAVAILABLE"');
   /** Request-path round trips and answers per target, over whole slices (warm-up included). */
-  const trips = new Map<Target, { roundTrips: number; answers: number }>(TARGETS.map((t) => [t, { roundTrips: 0, answers: 0 }]));
+  const trips = new Map<Target, { roundTrips: number; answers: number; seconds: number; byOrigin: Map<string, { roundTrips: number; seconds: number }> }>(
+    TARGETS.map((t) => [t, { roundTrips: 0, answers: 0, seconds: 0, byOrigin: new Map() }]),
+  );
 
   note(`[${clock()}] measuring: ${TARGETS.join(', ')} at C=${connections}, ${rounds} round(s) of ${fixed(seconds / rounds, 1)} s each, ABBA order`);
   const results = await interleave<Target>(TARGETS, rounds, seconds, async (target, s, round) => {
@@ -162,7 +164,15 @@ runBenchmark(async () => {
       errorKey: (status, body) => `HTTP ${status} ${/"code":"([A-Z_]+)"/.exec(body?.toString() ?? '')?.[1] ?? ''}`.trim(),
     });
     const t = trips.get(target)!;
-    t.roundTrips += tripsBetween(before, await scrapeTrips(w.service.baseUrl)).get('request')?.roundTrips ?? 0;
+    const between = tripsBetween(before, await scrapeTrips(w.service.baseUrl));
+    t.roundTrips += between.get('request')?.roundTrips ?? 0;
+    t.seconds += s + warmupSeconds;
+    for (const [origin, o] of between) {
+      const sum = t.byOrigin.get(origin) ?? { roundTrips: 0, seconds: 0 };
+      sum.roundTrips += o.roundTrips;
+      sum.seconds += o.seconds;
+      t.byOrigin.set(origin, sum);
+    }
     // The scrapes take in the warm-up too: its answers are estimated at the window's rate.
     t.answers += result.answered * ((s + warmupSeconds) / s);
     return result;
@@ -205,6 +215,15 @@ runBenchmark(async () => {
   say(verdict('2 shards vs 1 shard', r2, GOAL_2));
   say(verdict('3 shards vs 1 shard', r3, GOAL_3));
   say(verdict('1 shard via SHARD_URLS vs no sharding (the router\'s own cost)', router, GOAL_ROUTER));
+  say('');
+  say('round trips a second by origin over the slices, per shard (request and the workers; "s waited/s" = time from asking to answer, pool wait included):');
+  for (const t of TARGETS) {
+    const x = trips.get(t)!;
+    const shards = Math.max(1, TARGETS.indexOf(t));
+    const parts = [...x.byOrigin].sort((a, b) => b[1].roundTrips - a[1].roundTrips)
+      .map(([origin, o]) => `${origin} ${fixed(o.roundTrips / x.seconds / shards, 1)} (${fixed(o.seconds / x.seconds / shards, 2)} s waited/s)`);
+    say(`   ${t}: ${parts.join(', ')}`);
+  }
   say('');
   say('notes: decided = 201 held or 409 SEAT_UNAVAILABLE; anything else (503, timeouts, …) is an error, counted apart and listed below.');
   for (const t of TARGETS) {
