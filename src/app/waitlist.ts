@@ -89,7 +89,9 @@ export async function leaveWaitlist(ctx: Context, buyer: Principal, showId: stri
 /**
  * One offer pass over a show's list, inside the caller's transaction: every waiting
  * entry in line order gets an offer when `count` adjacent free seats exist, the first
- * that fits first (an entry that does not fit lets the next one try). Holds the list's
+ * that fits first (an entry that does not fit lets the next one try; nor does one whose
+ * buyer would pass the show's per-user limit with the seats they hold, pay for or have
+ * booked). Holds the list's
  * lock to the end of the transaction, so two passes never offer to one entry or one
  * seat twice. Cheap for a show nobody waits for, or with no free seat: one read.
  */
@@ -103,6 +105,9 @@ export async function offerFreedSeats(tx: Queryable, showId: string): Promise<(O
   let unfit = Infinity;
   for (const entry of await list.waitingEntries(tx, showId)) {
     if (free === 0) break;
+    // Over the per-user limit with the seats the buyer has now: not offered, keeps its place
+    // (fits again once the buyer's other holds end).
+    if (!entry.within_limit) continue;
     if (entry.count > free || entry.count >= unfit) continue;
     const offer = await offerSeats(tx, { showId, userId: entry.user_id, count: entry.count, holdId: showScopedId('hold', showId) });
     if (offer) {

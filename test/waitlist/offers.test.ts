@@ -119,6 +119,28 @@ describe('waiting list offers', () => {
     await until('B2 on the map as available', async () => (await mapStatus(showId)).B2 === 'available', 5000, 50);
   });
 
+  it("an entry whose buyer would pass the per-user limit is passed over and keeps its place until it fits again", async () => {
+    const [x, w, v] = buyers as [Buyer, Buyer, Buyer];
+    const { showId } = await createShow(t, { rows: 1, seatsPerRow: 3, per_user_limit: 2 });
+    const holdW = await holdSeats(t, showId, ['A1'], w.token);
+    const holdX = await holdSeats(t, showId, ['A2', 'A3'], x.token);
+    expectStatus(await join(showId, w, 2), 201);
+    expectStatus(await join(showId, v, 2), 201);
+    // W holds A1: two more would make three, over the limit of 2. V, behind W, gets them.
+    expectStatus(await t.http.delete(`/v1/holds/${holdX}`, x.token), 204);
+    const ev = await me(showId, v);
+    expect(ev.status).toBe('offered');
+    expect((await holdOf(ev.hold_id!, v)).seats).toEqual(['A2', 'A3']);
+    expect(await me(showId, w)).toMatchObject({ position: 1, status: 'waiting' });
+    // W lets A1 go (one seat free: W's two do not fit); V leaves the offer: W, within the limit again, is first.
+    expectStatus(await t.http.delete(`/v1/holds/${holdW}`, w.token), 204);
+    expect((await me(showId, w)).status).toBe('waiting');
+    expectStatus(await t.http.delete(`/v1/shows/${showId}/waitlist/me`, v.token), 204);
+    const ew = await me(showId, w);
+    expect(ew.status).toBe('offered');
+    expect((await holdOf(ew.hold_id!, w)).seats).toHaveLength(2);
+  });
+
   it('leaving with an open offer gives it to the next in line', async () => {
     const [x, w1, w2] = buyers as [Buyer, Buyer, Buyer];
     const { showId } = await createShow(t, { rows: 1, seatsPerRow: 1, per_user_limit: 1 });
