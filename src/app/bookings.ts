@@ -339,7 +339,7 @@ export async function refundBooking(
 
 /** The booking the caller (or an admin) may see; others' bookings answer 404. */
 export async function getBooking(ctx: Context, caller: Principal, id: string): Promise<BookingView> {
-  const b = await bookings.findBooking(await ctx.inventory.ofRecord(id), id);
+  const { found: b } = await ctx.inventory.findRecord(id, (db) => bookings.findBooking(db, id));
   // Someone else's booking: only for an admin, by the role the database holds now
   // (a token keeps the role it was issued with).
   const allowed = b && (b.user_id === caller.userId || (await currentRole(ctx, caller.userId)) === 'admin');

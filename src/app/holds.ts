@@ -183,7 +183,7 @@ async function claimOnItsShard<C extends { outcome: string }>(
 
 /** The caller's own hold; someone else's answers 404 like a missing one. */
 export async function getHold(ctx: Context, caller: Principal, holdId: string): Promise<HoldView> {
-  const hold = await holds.findHold(await ctx.inventory.ofRecord(holdId), holdId);
+  const { found: hold } = await ctx.inventory.findRecord(holdId, (db) => holds.findHold(db, holdId));
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
   const { user_id: _owner, expires_at, ...rest } = hold;
   return { ...rest, expires_at: expires_at.toISOString() };
@@ -194,8 +194,7 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
  * harmless; a hold that is being paid or became a booking is refused.
  */
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
-  const db = await ctx.inventory.ofRecord(holdId);
-  const hold = await holds.findHold(db, holdId);
+  const { db, found: hold } = await ctx.inventory.findRecord(holdId, (d) => holds.findHold(d, holdId));
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
   // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already);
   // in the same transaction, offered to the show's waiting list first (src/app/waitlist.ts).

@@ -14,6 +14,13 @@ export interface Inventory {
   ofShow(showId: string, o?: { purchase?: boolean }): Promise<Database>;
   /** The database holding the record an id names (hold, booking, payment attempt, refund, ticket). */
   ofRecord(id: string, o?: { purchase?: boolean }): Promise<Database>;
+  /**
+   * Looks a record up by its id where it lives: `look` runs on the record's database; when
+   * it finds nothing there and the record's show has moved to another shard since this
+   * instance cached its placement, `look` runs again on the show's new shard. Answers the
+   * database it looked on last and what it found (null: nowhere).
+   */
+  findRecord<T>(id: string, look: (db: Database) => Promise<T | null>): Promise<{ db: Database; found: T | null }>;
   /** Every inventory database once: for the workers and for reads across shows. */
   all(): readonly Database[];
   /** Every inventory database with its shard's name (`main` for the one database). */
@@ -36,6 +43,7 @@ export function singleInventory(db: Database): Inventory {
   return {
     ofShow: async () => db,
     ofRecord: async () => db,
+    findRecord: async (_id, look) => ({ db, found: await look(db) }),
     all: () => [db],
     named: () => [{ name: 'main', db }],
     as: (origin) => singleInventory(db.as(origin)),

@@ -156,6 +156,16 @@ export class ShardedInventory implements Inventory {
     return this.byName.get(name)!;
   }
 
+  async findRecord<T>(id: string, look: (db: Database) => Promise<T | null>): Promise<{ db: Database; found: T | null }> {
+    const db = await this.ofRecord(id);
+    const found = await look(db);
+    const showId = showOfId(id);
+    // Not there: a stale placement (the show moved away meanwhile) is the one reason to look further.
+    if (found !== null || !showId || !(await movedAway(db, showId))) return { db, found };
+    const now = await this.moved(showId, db).catch(() => null);
+    return now ? { db: now, found: await look(now) } : { db, found };
+  }
+
   all(): readonly Database[] {
     return this.shards.map((s) => s.db);
   }

@@ -36,8 +36,7 @@ export interface TicketView {
 }
 
 export async function listTickets(ctx: Context, caller: Principal, bookingId: string): Promise<{ tickets: TicketView[] }> {
-  const db = await ctx.inventory.ofRecord(bookingId);
-  const booking = await findBooking(db, bookingId);
+  const { db, found: booking } = await ctx.inventory.findRecord(bookingId, (d) => findBooking(d, bookingId));
   if (!booking || booking.user_id !== caller.userId) throw notFound('booking');
   if (booking.status !== 'confirmed') return { tickets: [] };
   const rows = await tickets.ticketsOfBooking(db, bookingId);
@@ -60,7 +59,7 @@ function sameSecret(a: string, b: string): boolean {
 
 /** The QR image of a valid ticket's code, for the holder of its capability key or its owner. */
 export async function ticketQr(ctx: Context, ticketId: string, access: { key?: string; caller?: Principal | null }, format: 'svg' | 'png'): Promise<Buffer | string> {
-  const t = await tickets.findTicket(await ctx.inventory.ofRecord(ticketId), ticketId);
+  const { found: t } = await ctx.inventory.findRecord(ticketId, (db) => tickets.findTicket(db, ticketId));
   const allowed = t && ((access.key && sameSecret(access.key, t.qr_key)) || access.caller?.userId === t.user_id);
   if (!t || !allowed) throw notFound('ticket');
   // A cancelled booking's seat may be sold again: its old image must not get anyone to the gate.

@@ -283,12 +283,18 @@ describe('a show moved while it sells, through two instances', () => {
     expect(result.checks.filter((c) => c.count > 0)).toEqual([]);
     expect(books.bookings.map((x) => x.showId).sort()).toEqual([stadiumShow, stadiumShow, smallShowOnB].sort());
 
-    // A map read is how the stale instance learns of a move too: a show whose placement
-    // it cached, moved while it only read the map, is read from its new shard.
+    // A read by id or of the map is how the stale instance learns of a move too: a show
+    // whose placement it cached, moved while it only read, is read from its new shard.
     const quiet = await newShow(small.body.id, { standard: 1000 }, 'a');
     expectStatus(await stale!.http.get(`/v1/shows/${quiet}/seats`), 200);
-    expectStatus(await t.http.post(`/v1/shows/${quiet}/holds`, { seats: ['A3'] }, booker.token), 201);
+    const quietHold = await t.http.post(`/v1/shows/${quiet}/holds`, { seats: ['A3'] }, booker.token);
+    expectStatus(quietHold, 201);
     expectStatus(await t.http.post(`/v1/admin/shows/${quiet}/move`, { shard: 'b' }, admin), 200);
+    // So is a read by id: the hold is not on a any more, a says the show moved away, and
+    // the stale instance reads it from b (rather than a 404 until its next refresh).
+    const staleHold = await stale!.http.get(`/v1/holds/${quietHold.body.hold_id}`, booker.token);
+    expectStatus(staleHold, 200);
+    expect(staleHold.body).toMatchObject({ hold_id: quietHold.body.hold_id, seats: ['A3'], status: 'active' });
     const staleMap = await stale!.http.get(`/v1/shows/${quiet}/seats`);
     expectStatus(staleMap, 200);
     expect(staleMap.body.seats.find((x: { seat: string }) => x.seat === 'A3')?.status).toBe('held');
