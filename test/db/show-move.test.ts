@@ -294,7 +294,11 @@ describe('moving a show between two clusters', () => {
     // Every claimer's connection open before the claims start (200 connections take a while on a busy machine).
     await Promise.all(Array.from({ length: CLAIMERS }, () => claimers.query('select pg_sleep(0.2)')));
     const running = Array.from({ length: CLAIMERS }, (_, u) => claimer(u));
+    // The move starts once more than 100 holds are granted (at least 1.5 s in; on a busy
+    // machine 1.5 s alone saw 59), so that it has holds to carry over.
+    const movable = performance.now() + 30_000;
     await new Promise((r) => setTimeout(r, 1500));
+    while (claims.filter((c) => c.r?.outcome === 'held').length <= 100 && performance.now() < movable) await new Promise((r) => setTimeout(r, 50));
     let flippedAt = 0;
     let lockedFrom = 0;
     const placement = { shard: 'a', epoch: 1 };
