@@ -21,6 +21,8 @@ export class Loop {
   private warnedAtMs = 0;
   /** The pause before the next pass: the interval, or longer while passes find nothing to do. */
   private pauseMs: number;
+  /** The longest pause (never below the interval; the interval itself without idleMaxMs). */
+  private readonly idleMaxMs: number;
 
   constructor(
     private readonly name: string,
@@ -30,6 +32,7 @@ export class Loop {
     private readonly o: { fixedRate?: boolean; idleMaxMs?: number } = {},
   ) {
     this.pauseMs = intervalMs;
+    this.idleMaxMs = Math.max(intervalMs, o.idleMaxMs ?? intervalMs);
   }
 
   start(): void {
@@ -50,8 +53,7 @@ export class Loop {
     this.pass ??= this.task().then(
       (result) => {
         this.succeeded();
-        const idleMaxMs = this.o.idleMaxMs ?? this.intervalMs;
-        this.pauseMs = result === 0 ? Math.min(idleMaxMs, Math.max(this.intervalMs, this.pauseMs * 2)) : this.intervalMs;
+        this.pauseMs = result === 0 ? Math.min(this.idleMaxMs, this.pauseMs * 2) : this.intervalMs;
       },
       (err: unknown) => this.failed(err),
     ).finally(() => { this.pass = null; });

@@ -161,8 +161,7 @@ export class ShardedInventory implements Inventory {
     const found = await look(db);
     const showId = showOfId(id);
     // Not there: a stale placement (the show moved away meanwhile) is the one reason to look further.
-    if (found !== null || !showId || !(await movedAway(db, showId))) return { db, found };
-    const now = await this.moved(showId, db).catch(() => null);
+    const now = found === null && showId ? await this.movedAwayFrom(showId, db) : null;
     return now ? { db: now, found: await look(now) } : { db, found };
   }
 
@@ -198,8 +197,16 @@ export class ShardedInventory implements Inventory {
    */
   async ofShowFollowingMove(showId: string): Promise<Database> {
     const db = await this.ofShow(showId);
-    if (!(await movedAway(db, showId))) return db;
-    return (await this.moved(showId, db).catch(() => null)) ?? db;
+    return (await this.movedAwayFrom(showId, db)) ?? db;
+  }
+
+  /**
+   * The show's database now, when it left a `shows_moved_away` mark on `db` (where this
+   * instance's placement pointed) and its placement read afresh names another; else null.
+   */
+  private async movedAwayFrom(showId: string, db: Database): Promise<Database | null> {
+    if (!(await movedAway(db, showId))) return null;
+    return this.moved(showId, db).catch(() => null);
   }
 
   async follow(showId: string): Promise<void> {

@@ -105,11 +105,11 @@ export async function offerFreedSeats(tx: Queryable, showId: string): Promise<(O
   let unfit = Infinity;
   for (const entry of await list.waitingEntries(tx, showId)) {
     if (free === 0) break;
-    // Over the per-user limit with the seats the buyer has now: not offered, keeps its place
-    // (fits again once the buyer's other holds end).
-    if (!entry.within_limit) continue;
     if (entry.count > free || entry.count >= unfit) continue;
     const offer = await offerSeats(tx, { showId, userId: entry.user_id, count: entry.count, holdId: showScopedId('hold', showId) });
+    // Over the per-user limit with the seats the buyer has now: not offered, keeps its place
+    // (fits again once the buyer's other holds end); says nothing about the free runs.
+    if (offer === 'over_limit') continue;
     if (offer) {
       offers.push({ ...offer, user_id: entry.user_id });
       free -= entry.count;

@@ -467,10 +467,12 @@ export interface Offer {
  * `offered`; one statement, all or nothing. The seats are locked without waiting (a
  * seat someone is claiming or freeing right now is skipped, and this offer made on a
  * later pass): the pass never waits on a seat, so it never deadlocks with a claim or
- * a release that runs it. null when no such seats could be taken.
+ * a release that runs it. The buyer's other seats of the show (held and unexpired,
+ * paying, booked) count against its per_user_limit, as in claim_seats: 'over_limit'
+ * (nothing taken) when `count` more would pass it; null when no such seats could be taken.
  */
-export async function offerSeats(db: Queryable, o: { showId: string; userId: string; count: number; holdId: string }): Promise<Offer | null> {
-  const r = await db.query<{ seats: string[]; expires_at: Date }>(
+export async function offerSeats(db: Queryable, o: { showId: string; userId: string; count: number; holdId: string }): Promise<Offer | 'over_limit' | null> {
+  const r = await db.query<{ seats: string[] | null; expires_at: Date | null; over_limit: boolean }>(
     `${seatMove({
       move: 'offer',
       before: `entry as (
@@ -478,9 +480,15 @@ export async function offerSeats(db: Queryable, o: { showId: string; userId: str
         where w.show_id = $1 and w.user_id = $2 and w.status = 'waiting' and w.count = $3::int
           for update
      ), show as (
-       select price_tiers, currency, bo_now() + make_interval(secs => hold_ttl_seconds) as expires_at from shows where id = $1
+       select price_tiers, currency, per_user_limit, bo_now() + make_interval(secs => hold_ttl_seconds) as expires_at from shows where id = $1
+     ), over_limit as (
+       select 1 from entry
+        where $3::int + (select count(*) from show_seats o
+                          where o.show_id = $1 and o.holder_id = $2
+                            and (o.status in ('paying', 'booked') or (o.status = 'held' and o.hold_expires_at > bo_now())))
+              > (select per_user_limit from show)
      ), picked as (
-       select waitlist_adjacent_free_seats($1, $3::int) as seats where exists (select 1 from entry)
+       select waitlist_adjacent_free_seats($1, $3::int) as seats where exists (select 1 from entry) and not exists (select 1 from over_limit)
      )`,
       where: `s.show_id = $1 and s.seat_id = any ((select seats from picked)::text[])
               and (s.status = 'available' or s.hold_expires_at <= bo_now())`,
@@ -498,9 +506,10 @@ export async function offerSeats(db: Queryable, o: { showId: string; userId: str
        update waitlist_entries set status = 'offered', hold_id = $4
         where show_id = $1 and user_id = $2 and exists (select 1 from hold)
      )
-     select seats, expires_at from hold`,
+     select (select seats from hold), (select expires_at from hold), exists (select 1 from over_limit) as over_limit`,
     [o.showId, o.userId, o.count, o.holdId],
   );
-  const row = r.rows[0];
-  return row ? { hold_id: o.holdId, seats: row.seats, expires_at: row.expires_at } : null;
+  const row = r.rows[0]!;
+  if (row.over_limit) return 'over_limit';
+  return row.seats && row.expires_at ? { hold_id: o.holdId, seats: row.seats, expires_at: row.expires_at } : null;
 }

@@ -67,21 +67,9 @@ export async function leave(tx: Queryable, showId: string, userId: string): Prom
 }
 
 /** The entries still waiting, in line order: who an offer goes to first. */
-/**
- * The show's waiting entries in line order, each with whether an offer of its `count`
- * keeps its user within the show's per-user limit: the seats the user holds (unexpired),
- * is paying for or has booked count, as in claim_seats.
- */
-export async function waitingEntries(tx: Queryable, showId: string): Promise<{ user_id: string; count: number; within_limit: boolean }[]> {
-  const r = await tx.query<{ user_id: string; count: number; within_limit: boolean }>(
-    `select w.user_id, w.count,
-            w.count + (select count(*) from show_seats o
-                        where o.show_id = w.show_id and o.holder_id = w.user_id
-                          and (o.status in ('paying', 'booked') or (o.status = 'held' and o.hold_expires_at > bo_now())))
-              <= sh.per_user_limit as within_limit
-       from waitlist_entries w join shows sh on sh.id = w.show_id
-      where w.show_id = $1 and w.status = 'waiting'
-      order by w.position`,
+export async function waitingEntries(tx: Queryable, showId: string): Promise<{ user_id: string; count: number }[]> {
+  const r = await tx.query<{ user_id: string; count: number }>(
+    `select user_id, count from waitlist_entries where show_id = $1 and status = 'waiting' order by position`,
     [showId],
   );
   return r.rows;

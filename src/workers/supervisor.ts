@@ -54,7 +54,7 @@ export class Workers {
           if (await lease.run(async () => { done = await task(s.db); }, this.running)) count.ran++;
           else count.skipped++;
           return done;
-        }, interval, log, { idleMaxMs: Math.max(interval, idleMaxMs) });
+        }, interval, log, { idleMaxMs });
       });
     const offers = as('waitlist_offers');
     this.loops = [
@@ -67,7 +67,7 @@ export class Workers {
       ...perShard('waitlist-offers', offers, every, (db) => offerRound(db, ctx.log)),
       new Loop('idempotency-keys', () => sweepExpiredKeys(keys), 30_000, log),
       // Cancelled shows' bookings, on every inventory database (src/app/showCancellation.ts).
-      new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log, { idleMaxMs: Math.max(every, idleMaxMs) }),
+      new Loop('show-cancellations', () => runCancellations(as('show_cancellations')), every, log, { idleMaxMs }),
     ];
   }
 

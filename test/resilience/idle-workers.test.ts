@@ -81,7 +81,7 @@ describe('idle workers of a service on the real database', () => {
     return Number(/^boxoffice_db_round_trips_total\{origin="tickets"\} (\S+)$/m.exec(text)?.[1] ?? 0);
   };
 
-  it('look for work about once a second when there is none, and still issue a new booking\'s tickets at once', async () => {
+  it('look for work about once a second when there is none, and still issue a new booking\'s tickets within the longest pause', async () => {
     // Nothing to do: after the pauses have grown, the tickets worker looks about once a
     // second (at its 50 ms interval it would be 20 statements a second).
     await sleep(2000);
