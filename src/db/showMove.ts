@@ -23,6 +23,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Database, Queryable } from './client.js';
 import { publishSeatChanges } from './seatChanges.js';
+import { lockShowSale } from './showCancellations.js';
 
 /** Bounds of the move's own statements: longer than a request's, never unbounded. */
 const MOVE_SETTINGS = "set local lock_timeout = '2s'; set local statement_timeout = '9s'; set local timezone = 'UTC'";
@@ -199,15 +200,24 @@ export async function moveShow(
   const attempt = () => src.transaction(async (tx) => {
     await tx.script(MOVE_SETTINGS);
     lockedAt = performance.now();
-    // Seats first. One sweep in seat order (the order every seat move locks in,
-    // docs/locking.md) is overtaken by claims that keep locking seats ahead of it, and
-    // waits for each: on a selling show it took seconds. So every seat nobody holds is
-    // locked at once (skip locked), then, in seat order, the few that claims in flight
-    // held. A claim holding one of those while waiting for one of ours would deadlock
-    // with the second pass; its short lock_timeout ends the attempt instead, and the
-    // move tries again (attempts below), with nothing copied yet.
+    // The show's sale lock first, exclusively: every claim takes it shared before it
+    // locks a seat (claim_seats, claim_best_seats), so this waits for the claims under
+    // way to end and queues the next ones behind the move. Without it a claim holding
+    // one seat while waiting for the next one, which the first pass below had taken,
+    // deadlocked with the second pass: on a loaded machine five attempts in a row lost.
+    // Then seats. One sweep in seat order (the order every seat move locks in,
+    // docs/locking.md) is overtaken by seat moves that keep locking seats ahead of it,
+    // and waits for each: on a selling show it took seconds. So every seat nobody holds
+    // is locked at once (skip locked), then, in seat order, the few that other seat
+    // moves in flight (payment, release, confirm) held. One of those holding a seat
+    // while waiting for one of ours would deadlock with the second pass; its short
+    // lock_timeout ends the attempt instead, and the move tries again (attempts below),
+    // with nothing copied yet.
     const locked = await step('lock', async () => {
-      const t = performance.now();
+      let t = performance.now();
+      await lockShowSale(tx, showId);
+      steps.saleLock = Math.round(performance.now() - t);
+      t = performance.now();
       const free = await tx.query<{ n: number }>(
         'select count(*)::int as n from (select 1 from show_seats t where t.show_id = $1 for update of t skip locked) l', [showId]);
       steps.lockFirstPass = Math.round(performance.now() - t);

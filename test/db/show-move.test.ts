@@ -308,6 +308,11 @@ describe('moving a show between two clusters', () => {
       placement.shard = 'b';
       placement.epoch += 1;
       flippedAt = performance.now();
+    }).catch(async (err: unknown) => {
+      // A failed move fails the test, with the claimers ended (not left running past it).
+      stop = true;
+      await Promise.all(running);
+      throw err;
     });
     const committedAt = performance.now();
     let timer: NodeJS.Timeout | undefined;
