@@ -11,7 +11,7 @@
 //              content-type, content-encoding, vary, etag and cache-control.
 //
 //   npm run bench:hotpath   BENCH_SECONDS=10 BENCH_WARMUP_SECONDS=2 BENCH_ROUNDS=2
-//   BENCH_CONNECTIONS=64,256 (holds)   BENCH_MAP_CONNECTIONS=64   BENCH_CODINGS=identity,br
+//   BENCH_CONNECTIONS=64,256 (holds)   BENCH_MAP_CONNECTIONS=64   BENCH_CODINGS=identity,br (empty: no map rows)
 //   BENCH_VIEWERS=200        BENCH_POOL_SIZE=20 (service and bare)
 //   BENCH_CPU_PROF=1         profile the service into .bench-out/prof
 //   BENCH_PURCHASE_QUEUE_WAIT_MS  the service's PURCHASE_QUEUE_WAIT_MS (0: the holds' limit without
@@ -46,7 +46,7 @@ runBenchmark(async () => {
   const mapLevels = envList('BENCH_MAP_CONNECTIONS', [64]);
   const viewers = envNumber('BENCH_VIEWERS', 200, { zero: true });
   const poolSize = envNumber('BENCH_POOL_SIZE', 20);
-  const codings = (process.env.BENCH_CODINGS ?? 'identity,br').split(',').map((c) => c.trim());
+  const codings = (process.env.BENCH_CODINGS ?? 'identity,br').split(',').map((c) => c.trim()).filter((c) => c !== '');
   for (const c of codings) if (!['identity', 'gzip', 'br'].includes(c)) throw new Error(`BENCH_CODINGS: unknown coding ${c}`);
   const loadStart = os.loadavg();
 
