@@ -35,6 +35,7 @@ import { RefusalProbe } from './lib/refusalProbe.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { listenOverflows } from './lib/netstat.js';
+import { scrapeTrips, totalTrips, tripsBetween, type TripSnapshot } from './lib/dbTrips.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -85,6 +86,8 @@ interface RunResult {
   timeline: string[][];
   /** Connections the kernel dropped from a full listen queue during the run (the whole machine; null: not readable). */
   listenDrops: number | null;
+  /** What the service sent to PostgreSQL from the window's start to its end, by origin (its /metrics). */
+  trips: TripSnapshot;
 }
 
 /** The kernel's listen-queue drops from `before` to now. */
@@ -189,6 +192,7 @@ runBenchmark(async () => {
     note(`\n${label} unloaded: ${unloadedN} buyers, closed loop, ${unloadedSeconds} s`);
     const st = await stage(label, limitOff, false, unloadedN);
     const dropsBefore = listenOverflows();
+    const tripsBefore = await scrapeTrips(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, false, started + unloadedSeconds * 1000);
     const stop = progress(label, started, m, () => '');
@@ -199,12 +203,13 @@ runBenchmark(async () => {
       }
     }));
     stop();
+    const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
     await st.service.stop();
     await st.db.drop();
     return {
       label: `${label} unloaded`, buyers: unloadedN, tally: m.tally, span: unloadedSeconds,
       purchasesInSpan: m.tally.purchaseTimes.filter((t) => t <= m.stopAt).length, unfinished: 0, soldOut: m.seats.size === 0,
-      notes: [], timeline: [], listenDrops: dropsSince(dropsBefore),
+      notes: [], timeline: [], listenDrops: dropsSince(dropsBefore), trips,
     };
   };
   const a = await unloaded('(a)');
@@ -212,6 +217,7 @@ runBenchmark(async () => {
   // (b) and (c): the crowd arrives at random within the arrival window.
   const crowd = async (label: string, st: Stage, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
     const dropsBefore = listenOverflows();
+    const tripsBefore = await scrapeTrips(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
@@ -252,10 +258,11 @@ runBenchmark(async () => {
     stopProgress();
     sampling = false;
     await sampler;
+    const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
     const last = m.tally.purchaseTimes.length ? Math.max(...m.tally.purchaseTimes) : started + 1;
     return {
       label, buyers: buyersN, tally: m.tally, span: (last - started) / 1000, purchasesInSpan: m.tally.purchases, unfinished, soldOut: soldOut || m.seats.size === 0,
-      notes: [], timeline, listenDrops: dropsSince(dropsBefore),
+      notes: [], timeline, listenDrops: dropsSince(dropsBefore), trips,
     };
   };
 
@@ -345,6 +352,19 @@ runBenchmark(async () => {
     line("buyers' own event loop, max lag ms", (r) => fixed(r.tally.buyerLagMaxMs, 0)),
     line('connections dropped, listen queue full', (r) => (r.listenDrops === null ? '-' : String(r.listenDrops))),
     line('sold out', (r) => (r.soldOut ? 'yes' : 'no')),
+  ]));
+  say('');
+  // Where each run's database time went, per purchase: what a purchase costs the pool in each
+  // configuration (round trips, and seconds from asking for a statement to its answer, pool
+  // wait included), by origin, from the service's own counts over the run's window.
+  const perPurchase = (r: RunResult, t: { roundTrips: number; seconds: number } | undefined) =>
+    (t && r.tally.purchases > 0 ? `${fixed(t.roundTrips / r.tally.purchases, 2)} / ${fixed((1000 * t.seconds) / r.tally.purchases, 1)}` : '-');
+  const origins = [...new Set(runs.flatMap((r) => [...r.trips.keys()]))]
+    .sort((x, y) => (c.trips.get(y)?.seconds ?? 0) - (c.trips.get(x)?.seconds ?? 0));
+  say('the database per purchase, by origin (round trips / ms from asking to the answer, pool wait included; from the service\'s /metrics over each window):');
+  say(table(['origin', '(a)', '(b)', '(c)', "(a')"], [
+    ...origins.map((o) => [o, ...runs.map((r) => perPurchase(r, r.trips.get(o)))]),
+    ['all', ...runs.map((r) => perPurchase(r, totalTrips(r.trips)))],
   ]));
   say('');
   const ct = c.tally;
