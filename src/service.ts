@@ -41,7 +41,7 @@ import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
 import { singleInventory } from './app/inventory.js';
 import { ShardedInventory } from './app/shards.js';
 import { KnownAccounts } from './app/knownAccounts.js';
-import { findUserRole } from './db/users.js';
+import { existingUsers } from './db/users.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 import { Warmup, type WarmupReport } from './app/warmup.js';
 
@@ -158,7 +158,7 @@ export async function openService(
     showRules,
     purchaseLimits,
     warmup: new Warmup(),
-    accounts: new KnownAccounts(async (userId) => (await findUserRole(db, userId)) !== null),
+    accounts: new KnownAccounts((userIds) => existingUsers(db, userIds)),
     room: WaitingRoom.open(config, roomSecret, showRules, async (showId) => soldOut(await inventory.as('waiting_room').ofShow(showId), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };

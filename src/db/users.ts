@@ -41,6 +41,12 @@ export async function findUserRole(db: Queryable, id: string): Promise<Role | nu
   return r.rows[0]?.role ?? null;
 }
 
+/** Which of the accounts exist: one statement however many are asked. */
+export async function existingUsers(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const r = await db.query<{ id: string }>('select id from users where id = any ($1::text[])', [ids]);
+  return new Set(r.rows.map((row) => row.id));
+}
+
 export async function setUserRole(db: Queryable, id: string, role: Role): Promise<boolean> {
   const r = await db.query('update users set role = $2 where id = $1', [id, role]);
   return r.rowCount === 1;
