@@ -35,7 +35,7 @@ import { RefusalProbe } from './lib/refusalProbe.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { listenOverflows } from './lib/netstat.js';
-import { scrapeTrips, totalTrips, tripsBetween, type TripSnapshot } from './lib/dbTrips.js';
+import { scrapeTrips, totalTrips, tripsBetween, type OriginTrips, type TripSnapshot } from './lib/dbTrips.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -357,7 +357,7 @@ runBenchmark(async () => {
   // Where each run's database time went, per purchase: what a purchase costs the pool in each
   // configuration (round trips, and seconds from asking for a statement to its answer, pool
   // wait included), by origin, from the service's own counts over the run's window.
-  const perPurchase = (r: RunResult, t: { roundTrips: number; seconds: number } | undefined) =>
+  const perPurchase = (r: RunResult, t: OriginTrips | undefined) =>
     (t && r.tally.purchases > 0 ? `${fixed(t.roundTrips / r.tally.purchases, 2)} / ${fixed((1000 * t.seconds) / r.tally.purchases, 1)}` : '-');
   const origins = [...new Set(runs.flatMap((r) => [...r.trips.keys()]))]
     .sort((x, y) => (c.trips.get(y)?.seconds ?? 0) - (c.trips.get(x)?.seconds ?? 0));

@@ -25,13 +25,15 @@ const BATCH_MAX = 500;
 /** Reads which of the accounts exist: one statement for all of them. */
 export type AccountLookup = (userIds: readonly string[]) => Promise<ReadonlySet<string>>;
 
+/** An account's answer, and how to give it to those waiting for it. */
+interface Asked { promise: Promise<boolean>; settle: (found: boolean | Error) => void }
+
 export class KnownAccounts {
   private readonly seen = new Map<string, number>();
   /** Accounts asked for and not sent yet, each with the answer its askers wait for. */
-  private queued = new Map<string, { promise: Promise<boolean>; settle: (found: boolean | Error) => void }>();
-  /** Accounts in the batch that is out, so that a second asker waits for the same answer. */
-  private sent = new Map<string, Promise<boolean>>();
-  private batchOut = false;
+  private readonly queued = new Map<string, Asked>();
+  /** Accounts in the batch that is out (empty: none is), so that a second asker waits for the same answer. */
+  private readonly sent = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly lookup: AccountLookup,
@@ -65,19 +67,22 @@ export class KnownAccounts {
       settle = (found) => (found instanceof Error ? reject(found) : resolve(found));
     });
     this.queued.set(userId, { promise, settle });
-    if (!this.batchOut) this.sendBatch();
+    if (this.sent.size === 0) this.sendBatch();
     return promise;
   }
 
   /** Sends what is queued (up to BATCH_MAX) as one look-up; when it is answered, the next. */
   private sendBatch(): void {
-    if (this.queued.size === 0) return;
-    const batch = [...this.queued].slice(0, BATCH_MAX);
+    const batch: [string, Asked][] = [];
+    for (const entry of this.queued) {
+      if (batch.length === BATCH_MAX) break;
+      batch.push(entry);
+    }
+    if (batch.length === 0) return;
     for (const [id, q] of batch) {
       this.queued.delete(id);
       this.sent.set(id, q.promise);
     }
-    this.batchOut = true;
     const ids = batch.map(([id]) => id);
     this.lookup(ids).then(
       (found) => {
@@ -95,7 +100,6 @@ export class KnownAccounts {
       },
     ).finally(() => {
       for (const id of ids) this.sent.delete(id);
-      this.batchOut = false;
       this.sendBatch();
     });
   }
