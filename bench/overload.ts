@@ -36,6 +36,7 @@ import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { listenOverflows } from './lib/netstat.js';
 import { scrapeTrips, totalTrips, tripsBetween, type OriginTrips, type TripSnapshot } from './lib/dbTrips.js';
+import { scrapeWebhookPaths, webhookPathsBetween, type WebhookPaths } from './lib/webhookPaths.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -88,6 +89,8 @@ interface RunResult {
   listenDrops: number | null;
   /** What the service sent to PostgreSQL from the window's start to its end, by origin (its /metrics). */
   trips: TripSnapshot;
+  /** The provider's webhook events the service took over the same window, by path. */
+  webhooks: WebhookPaths;
 }
 
 /** The kernel's listen-queue drops from `before` to now. */
@@ -193,6 +196,7 @@ runBenchmark(async () => {
     const st = await stage(label, limitOff, false, unloadedN);
     const dropsBefore = listenOverflows();
     const tripsBefore = await scrapeTrips(st.service.baseUrl);
+    const webhooksBefore = await scrapeWebhookPaths(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, false, started + unloadedSeconds * 1000);
     const stop = progress(label, started, m, () => '');
@@ -204,12 +208,13 @@ runBenchmark(async () => {
     }));
     stop();
     const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
+    const webhooks = webhookPathsBetween(webhooksBefore, await scrapeWebhookPaths(st.service.baseUrl));
     await st.service.stop();
     await st.db.drop();
     return {
       label: `${label} unloaded`, buyers: unloadedN, tally: m.tally, span: unloadedSeconds,
       purchasesInSpan: m.tally.purchaseTimes.filter((t) => t <= m.stopAt).length, unfinished: 0, soldOut: m.seats.size === 0,
-      notes: [], timeline: [], listenDrops: dropsSince(dropsBefore), trips,
+      notes: [], timeline: [], listenDrops: dropsSince(dropsBefore), trips, webhooks,
     };
   };
   const a = await unloaded('(a)');
@@ -218,6 +223,7 @@ runBenchmark(async () => {
   const crowd = async (label: string, st: Stage, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
     const dropsBefore = listenOverflows();
     const tripsBefore = await scrapeTrips(st.service.baseUrl);
+    const webhooksBefore = await scrapeWebhookPaths(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
@@ -259,10 +265,11 @@ runBenchmark(async () => {
     sampling = false;
     await sampler;
     const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
+    const webhooks = webhookPathsBetween(webhooksBefore, await scrapeWebhookPaths(st.service.baseUrl));
     const last = m.tally.purchaseTimes.length ? Math.max(...m.tally.purchaseTimes) : started + 1;
     return {
       label, buyers: buyersN, tally: m.tally, span: (last - started) / 1000, purchasesInSpan: m.tally.purchases, unfinished, soldOut: soldOut || m.seats.size === 0,
-      notes: [], timeline, listenDrops: dropsSince(dropsBefore), trips,
+      notes: [], timeline, listenDrops: dropsSince(dropsBefore), trips, webhooks,
     };
   };
 
@@ -365,6 +372,13 @@ runBenchmark(async () => {
   say(table(['origin', '(a)', '(b)', '(c)', "(a')"], [
     ...origins.map((o) => [o, ...runs.map((r) => perPurchase(r, r.trips.get(o)))]),
     ['all', ...runs.map((r) => perPurchase(r, totalTrips(r.trips)))],
+  ]));
+  say('');
+  // How the provider's events were taken: one statement (settled, duplicate) or read back from the provider.
+  const paths = [...new Set(runs.flatMap((r) => [...r.webhooks.keys()]))].sort();
+  say('webhook events per purchase over each window, by path (from the service\'s /metrics):');
+  say(table(['path', '(a)', '(b)', '(c)', "(a')"], [
+    ...paths.map((p) => [p, ...runs.map((r) => (r.tally.purchases > 0 ? fixed((r.webhooks.get(p) ?? 0) / r.tally.purchases, 2) : '-'))]),
   ]));
   say('');
   const ct = c.tally;

@@ -75,6 +75,13 @@ export class Metrics {
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
+  readonly webhookEvents = new Counter({
+    name: 'boxoffice_webhook_events_total',
+    help: 'Signed webhook events received, by path: duplicate (delivered before), settled (repeats what a booking request recorded), '
+      + 'settled_after_pause (arrived while the request was recording it), read_back (read back from the provider and applied)',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
   readonly webhookEventsIgnored = new Counter({
     name: 'boxoffice_webhook_events_ignored_total',
     help: 'Signed webhook events that the provider\'s own record contradicted (provider_missing, mismatch)',

@@ -41,6 +41,9 @@ import { PurchaseLimits } from './waiting-room/purchaseLimits.js';
 import { singleInventory } from './app/inventory.js';
 import { ShardedInventory } from './app/shards.js';
 import { KnownAccounts } from './app/knownAccounts.js';
+import { AwaitedEvents } from './app/awaitedEvents.js';
+import { EventRecords } from './app/eventRecords.js';
+import { AWAITED_EVENT_PAUSE_MS, AWAITED_EVENTS_MAX } from './app/webhooks.js';
 import { existingUsers } from './db/users.js';
 import { registerRoomMetrics } from './waiting-room/roomMetrics.js';
 import { Warmup, type WarmupReport } from './app/warmup.js';
@@ -159,6 +162,8 @@ export async function openService(
     purchaseLimits,
     warmup: new Warmup(),
     accounts: new KnownAccounts((userIds) => existingUsers(db, userIds)),
+    awaitedEvents: new AwaitedEvents(AWAITED_EVENT_PAUSE_MS, AWAITED_EVENTS_MAX),
+    eventRecords: new EventRecords(),
     room: WaitingRoom.open(config, roomSecret, showRules, async (showId) => soldOut(await inventory.as('waiting_room').ofShow(showId), showId),
       () => purchaseLimits.takeSignals(db.poolStats()), { warn: (o, m) => log.warn(o, m) }),
   };
@@ -218,6 +223,7 @@ export async function openService(
       } finally {
         clearInterval(closing);
       }
+      await ctx.awaitedEvents.close();
       await workers.stop();
       await ctx.room.close();
       await ctx.rateLimits.close();

@@ -17,6 +17,8 @@ import type { ShowRules } from './showRules.js';
 import type { WaitingRoom } from '../waiting-room/room.js';
 import type { PurchaseLimits } from '../waiting-room/purchaseLimits.js';
 import type { KnownAccounts } from './knownAccounts.js';
+import type { AwaitedEvents } from './awaitedEvents.js';
+import type { EventRecords } from './eventRecords.js';
 import type { Warmup } from './warmup.js';
 
 /** What every use-case may touch; built once in main.ts (or a test) and passed down. */
@@ -45,6 +47,10 @@ export interface Context {
   purchaseLimits: PurchaseLimits;
   /** Whether a token's account exists, without the control database on every hold (./knownAccounts.ts). */
   accounts: KnownAccounts;
+  /** Provider events giving their booking request a moment to record the same answer (./awaitedEvents.ts). */
+  awaitedEvents: AwaitedEvents;
+  /** Provider events recorded a batch at a time (./eventRecords.ts). */
+  eventRecords: EventRecords;
   /** The start's warm-up (./warmup.ts): /readyz answers 503 while it runs; none in contexts that never warm up. */
   warmup?: Warmup;
 }

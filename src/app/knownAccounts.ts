@@ -9,8 +9,10 @@
 // An on-sale brings thousands of accounts the instance has not seen, each on its
 // first hold: one look-up each was a round trip per buyer on the pool the claims
 // need (bench:overload's crowd: 0.94 of its 4.03 request round trips a purchase).
-// So look-ups go in batches: the accounts asked for while a batch is out go
-// together in the next one, one statement for all of them.
+// So look-ups go in batches (./batches.ts): the accounts asked for while a batch is
+// out go together in the next one, one statement for all of them.
+import { Batches } from './batches.js';
+
 const KNOWN_FOR_MS = 60_000;
 const MAX_KNOWN = 100_000;
 /**
@@ -25,21 +27,31 @@ const BATCH_MAX = 500;
 /** Reads which of the accounts exist: one statement for all of them. */
 export type AccountLookup = (userIds: readonly string[]) => Promise<ReadonlySet<string>>;
 
-/** An account's answer, and how to give it to those waiting for it. */
-interface Asked { promise: Promise<boolean>; settle: (found: boolean | Error) => void }
-
 export class KnownAccounts {
   private readonly seen = new Map<string, number>();
-  /** Accounts asked for and not sent yet, each with the answer its askers wait for. */
-  private readonly queued = new Map<string, Asked>();
-  /** Accounts in the batch that is out (empty: none is), so that a second asker waits for the same answer. */
-  private readonly sent = new Map<string, Promise<boolean>>();
+  /** Accounts asked for and not answered yet (queued or in the batch that is out), so that a second asker waits for the same answer. */
+  private readonly asked = new Map<string, Promise<boolean>>();
+  private readonly batches: Batches<string, boolean>;
 
   constructor(
-    private readonly lookup: AccountLookup,
+    lookup: AccountLookup,
     private readonly knownForMs = KNOWN_FOR_MS,
     private readonly lookupWaitMs = LOOKUP_WAIT_MS,
-  ) {}
+  ) {
+    this.batches = new Batches(async (ids) => {
+      const found = await lookup(ids);
+      const now = Date.now();
+      return ids.map((id) => {
+        if (!found.has(id)) {
+          this.seen.delete(id);
+          return false;
+        }
+        if (this.seen.size >= MAX_KNOWN) this.seen.clear();
+        this.seen.set(id, now);
+        return true;
+      });
+    }, BATCH_MAX);
+  }
 
   /** False only when the control database answered, within the wait, that there is no such account. */
   async exists(userId: string): Promise<boolean> {
@@ -58,49 +70,12 @@ export class KnownAccounts {
     }
   }
 
-  /** The answer for one account: the batch that is out, the next one, or a batch sent now. */
+  /** The answer for one account: the one already asked for, or a new ask in the next batch. */
   private ask(userId: string): Promise<boolean> {
-    const pending = this.sent.get(userId) ?? this.queued.get(userId)?.promise;
+    const pending = this.asked.get(userId);
     if (pending) return pending;
-    let settle!: (found: boolean | Error) => void;
-    const promise = new Promise<boolean>((resolve, reject) => {
-      settle = (found) => (found instanceof Error ? reject(found) : resolve(found));
-    });
-    this.queued.set(userId, { promise, settle });
-    if (this.sent.size === 0) this.sendBatch();
-    return promise;
-  }
-
-  /** Sends what is queued (up to BATCH_MAX) as one look-up; when it is answered, the next. */
-  private sendBatch(): void {
-    const batch: [string, Asked][] = [];
-    for (const entry of this.queued) {
-      if (batch.length === BATCH_MAX) break;
-      batch.push(entry);
-    }
-    if (batch.length === 0) return;
-    for (const [id, q] of batch) {
-      this.queued.delete(id);
-      this.sent.set(id, q.promise);
-    }
-    const ids = batch.map(([id]) => id);
-    this.lookup(ids).then(
-      (found) => {
-        const now = Date.now();
-        for (const [id, q] of batch) {
-          if (found.has(id)) {
-            if (this.seen.size >= MAX_KNOWN) this.seen.clear();
-            this.seen.set(id, now);
-          } else this.seen.delete(id);
-          q.settle(found.has(id));
-        }
-      },
-      (err: unknown) => {
-        for (const [, q] of batch) q.settle(err instanceof Error ? err : new Error(String(err)));
-      },
-    ).finally(() => {
-      for (const id of ids) this.sent.delete(id);
-      this.sendBatch();
-    });
+    const answer = this.batches.call(userId).finally(() => this.asked.delete(userId));
+    this.asked.set(userId, answer);
+    return answer;
   }
 }

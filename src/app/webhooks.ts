@@ -5,7 +5,7 @@
 // through the same path as the booking request and the reconciler — so forged,
 // duplicated, late and reordered events change nothing they should not.
 import { validationFailed } from '../domain/errors.js';
-import { markProcessed, recordEvent, unprocessedEvents, type WebhookEventRow } from '../db/webhooks.js';
+import { markProcessed, settleIfRepeated, unprocessedEvents, type PaymentClaim, type WebhookEventRow } from '../db/webhooks.js';
 import { findAttempt, findRefund, markRefundSucceeded, type AttemptRow } from '../db/payments.js';
 import type { ProviderPaymentIntent } from '../payments/provider.js';
 import type { Database } from '../db/client.js';
@@ -112,21 +112,61 @@ async function applyOnce(ctx: Context, db: Database, e: WebhookEventRow, log: Lo
 }
 
 /**
+ * How long an event that arrived while its booking request still waits for the
+ * provider gives that request to record the same answer, before it is read back and
+ * applied itself. The provider sends the event as it answers the request, so the two
+ * usually arrive together, and the request records the answer in one statement
+ * (behind the purchase limit's queue, at most half a second). A request whose answer
+ * was lost keeps waiting (up to PAYMENT_TIMEOUT_MS): then the event confirms the
+ * booking after this pause.
+ */
+export const AWAITED_EVENT_PAUSE_MS = 1000;
+/** Events waiting out that pause at once, per instance; beyond it, an event is applied at once. */
+export const AWAITED_EVENTS_MAX = 10_000;
+
+/**
  * Records a verified body as an event and applies it. Returns false for a duplicate
  * delivery. The usual payment event repeats what the booking request already learnt
  * from the provider: recorded as processed in the same statement, nothing to apply.
+ * One that arrives while the request is still recording that answer looks once more
+ * after a pause (one statement) rather than reading the PaymentIntent back and racing
+ * the request for the booking's row lock; the provider is answered meanwhile.
  */
 export async function receiveProviderEvent(ctx: Context, signedText: string, log: Log): Promise<boolean> {
   const e = parseProviderEvent(signedText);
   const db = await homeOf(ctx, e);
-  const state = await recordEvent(db, e, paymentClaim(e));
-  if (state === 'duplicate') return false;
-  if (state === 'recorded') await applyOnce(ctx, db, e, log);
+  const claim = paymentClaim(e);
+  const state = await ctx.eventRecords.record(db, e, claim);
+  if (state === 'duplicate') {
+    ctx.metrics.webhookEvents.inc({ path: 'duplicate' });
+    return false;
+  }
+  if (state === 'settled') {
+    ctx.metrics.webhookEvents.inc({ path: 'settled' });
+    return true;
+  }
+  if (state === 'awaited' && claim && ctx.awaitedEvents.later(() => settleAfterPause(ctx, db, e, claim, log))) return true;
+  ctx.metrics.webhookEvents.inc({ path: 'read_back' });
+  await applyOnce(ctx, db, e, log);
   return true;
 }
 
+/** After the pause: settled when the request recorded the claimed status, else read back and applied; a failure leaves it to the worker. */
+async function settleAfterPause(ctx: Context, db: Database, e: WebhookEventRow, claim: PaymentClaim, log: Log): Promise<void> {
+  try {
+    if (await settleIfRepeated(db, e.id, claim)) {
+      ctx.metrics.webhookEvents.inc({ path: 'settled_after_pause' });
+      return;
+    }
+    ctx.metrics.webhookEvents.inc({ path: 'read_back' });
+    await applyOnce(ctx, db, e, log);
+  } catch (err) {
+    log.warn({ err, event_id: e.id, type: e.type }, 'webhook event not settled after its pause; the worker applies it');
+  }
+}
+
 /** What a payment event claims about which attempt, or null for any other event. */
-function paymentClaim(e: WebhookEventRow): { attemptId: string; status: 'succeeded' | 'failed' } | null {
+function paymentClaim(e: WebhookEventRow): PaymentClaim | null {
   if (e.type !== 'payment_intent.succeeded' && e.type !== 'payment_intent.payment_failed') return null;
   const object = (e.payload as { data?: { object?: EventObject } }).data?.object;
   const attemptId = isObject(object) ? metadataOf(object, 'attempt_id') : null;
