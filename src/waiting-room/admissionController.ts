@@ -7,8 +7,8 @@
 // (slower than the set point: down by half the relative distance, at most 40 % a
 // tick; faster: up by all of it, at most 30 % a tick), so it settles where the
 // seat database keeps holds at the set point instead of swinging between "calm"
-// and "too slow", and climbs back from a cut within a few ticks. It starts at a
-// quarter of the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
+// and "too slow", and climbs back from a cut within a few ticks. It starts at
+// half the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
 // 30 %. A cut is given a tick to act before another one: buyers admitted before it
 // still reach the purchase path for a while, so the next window is slow whatever
 // the rate now is, and cutting again for it (and again) would take the room to a
@@ -72,14 +72,16 @@ const GAIN_UP = 1;
 const DECREASE_MOST = 0.6;
 const INCREASE_MOST = 1.3;
 /**
- * The rate before anything was measured: a quarter of the ceiling. An opening is
- * met by an instance that has not run at that pace yet (its code not yet compiled
- * hot, its pool not yet busy): at half the ceiling bench:overload shed purchases with
- * 503 in its first seconds, at a quarter it did not
- * (bench/results/2026-12-03-overload-first-tick.md); the law climbs 30 % a tick
- * from there while holds stay under the set point.
+ * The rate before anything was measured: half the ceiling. An opening is met by an
+ * instance that has not run at that pace yet; before the start's warm-up (src/app/warmup.ts:
+ * pool connections opened, the claim prepared, the routes run) at half the ceiling
+ * bench:overload shed purchases with 503 in its first seconds, so it started at a
+ * quarter (bench/results/2026-12-03-overload-first-tick.md). With the warm-up, a quarter
+ * left the pool half idle for the first ten seconds (admissions trailing arrivals:
+ * 351 of 2,472 at 5 s) and half fills it (bench/results/2026-12-05-overload-webhooks.md);
+ * the law climbs 30 % a tick from there while holds stay under the set point.
  */
-const START_SHARE = 0.25;
+const START_SHARE = 0.5;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
 const REJECTION_SHARE = 0.05;
 // Calm is the fastest single hold seen: one that met no queue on its way (as LEDBAT takes

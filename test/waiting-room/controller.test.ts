@@ -14,12 +14,12 @@ const calm = (over: Partial<Signals> = {}): Signals => ({
 const idle = { holds: 0, holdLatencyMs: null, fastestHoldMs: null };
 
 describe('the admission controller (pure)', () => {
-  it('starts at a quarter of the ceiling and climbs by at most 30 % a tick while holds are far under the set point, not on idle ticks', () => {
+  it('starts at half the ceiling and climbs by at most 30 % a tick while holds are far under the set point, not on idle ticks', () => {
     const c = new AdmissionController(1200, 6);
-    expect(c.ratePerMinute()).toBe(300);
-    expect(c.tick(calm(idle))).toBe(300);
+    expect(c.ratePerMinute()).toBe(600);
+    expect(c.tick(calm(idle))).toBe(600);
     // calm 5 ms + 120 ms queued: holds of 8 ms are 94 % under the set point, so the rise is the most, 30 %
-    expect(Array.from({ length: 6 }, () => c.tick(calm()))).toEqual([390, 507, 660, 858, 1116, 1200]);
+    expect(Array.from({ length: 3 }, () => c.tick(calm()))).toEqual([780, 1014, 1200]);
     expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 125.0 ms', baseline_hold_latency_ms: 5, set_point_ms: 125 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
@@ -34,16 +34,16 @@ describe('the admission controller (pure)', () => {
 
   it('rises in proportion to the distance under the set point, keeps the rate at it; a busy pool alone changes nothing', () => {
     const c = new AdmissionController(1200, 6);
-    expect(c.tick(calm())).toBe(390);
+    expect(c.tick(calm())).toBe(780);
     // 110 ms against a set point of 125 ms: 12 % under it, so 12 % up, with every connection busy
-    expect(c.tick(calm({ holdLatencyMs: 110, poolUtilization: 1, poolWaiting: 12 }))).toBe(437);
+    expect(c.tick(calm({ holdLatencyMs: 110, poolUtilization: 1, poolWaiting: 12 }))).toBe(874);
     expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 110.0 ms, set point 125.0 ms', pool_utilization: 1, pool_waiting: 12 });
-    expect(c.tick(calm({ holdLatencyMs: 125, poolUtilization: 1 }))).toBe(437);
+    expect(c.tick(calm({ holdLatencyMs: 125, poolUtilization: 1 }))).toBe(874);
     expect(c.view().decision).toBe('hold');
   });
 
   it('at a saturated pool rises no further than a fifth over the purchases completed, and never cuts for it', () => {
-    const c = new AdmissionController(24_000, 6);
+    const c = new AdmissionController(12_000, 6);
     expect(c.ratePerMinute()).toBe(6000);
     // every connection busy, 160 purchases in the 2 s window (4,800 a minute): 5,760 at most, and no cut from 6,000
     expect(c.tick(calm({ poolUtilization: 1, completions: 160 }))).toBe(6000);
@@ -56,14 +56,14 @@ describe('the admission controller (pure)', () => {
   });
 
   it('at a saturated pool cuts no lower than four fifths of the purchases it completed', () => {
-    const c = new AdmissionController(24_000, 6);
+    const c = new AdmissionController(12_000, 6);
     for (let i = 0; i < 2; i++) c.tick(calm());
     expect(c.ratePerMinute()).toBe(10_140);
     // far over the set point with every connection busy, 300 purchases in the 2 s window (9,000 a minute): 7,200, not 40 % off
     expect(c.tick(calm({ holdLatencyMs: 400, poolUtilization: 1, completions: 300 }))).toBe(7200);
     expect(c.view().decision).toBe('close');
     // the same with a pool that had room: the latency's law alone
-    const d = new AdmissionController(24_000, 6);
+    const d = new AdmissionController(12_000, 6);
     for (let i = 0; i < 2; i++) d.tick(calm());
     expect(d.tick(calm({ holdLatencyMs: 400, poolUtilization: 0.8, completions: 300 }))).toBe(6084);
   });
