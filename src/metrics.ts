@@ -78,7 +78,8 @@ export class Metrics {
   readonly webhookEvents = new Counter({
     name: 'boxoffice_webhook_events_total',
     help: 'Signed webhook events received, by path: duplicate (delivered before), settled (repeats what a booking request recorded), '
-      + 'settled_after_pause (arrived while the request was recording it), read_back (read back from the provider and applied)',
+      + 'settled_after_pause (arrived while the request was recording it), read_back (any other: read back from the provider where it names '
+      + 'a payment or refund of ours, and applied)',
     labelNames: ['path'] as const,
     registers: [this.registry],
   });

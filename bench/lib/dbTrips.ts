@@ -13,12 +13,17 @@ export type TripSnapshot = Map<string, OriginTrips>;
 
 const LINE = /^boxoffice_db_(round_trips|commits|seconds)_total\{origin="([^"]+)"\} (\S+)$/;
 
-/** The service's counts by origin, scraped from GET /metrics. */
-export async function scrapeTrips(baseUrl: string): Promise<TripSnapshot> {
+/** The lines of the service's GET /metrics; throws when it does not answer 200. */
+export async function metricLines(baseUrl: string): Promise<string[]> {
   const res = await fetch(`${baseUrl}/metrics`);
   if (!res.ok) throw new Error(`GET /metrics: ${res.status}`);
+  return (await res.text()).split('\n');
+}
+
+/** The service's counts by origin, scraped from GET /metrics. */
+export async function scrapeTrips(baseUrl: string): Promise<TripSnapshot> {
   const snap: TripSnapshot = new Map();
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of await metricLines(baseUrl)) {
     const m = LINE.exec(line);
     if (!m) continue;
     const o = snap.get(m[2]!) ?? { roundTrips: 0, commits: 0, seconds: 0 };

@@ -1,15 +1,15 @@
 // The provider's webhook events as the service took them, by path (duplicate, settled,
 // settled_after_pause, read_back), read from its /metrics (boxoffice_webhook_events_total):
 // which of them cost one statement and which a read-back from the provider.
+import { metricLines } from './dbTrips.js';
+
 export type WebhookPaths = Map<string, number>;
 
 const LINE = /^boxoffice_webhook_events_total\{path="([^"]+)"\} (\S+)$/;
 
 export async function scrapeWebhookPaths(baseUrl: string): Promise<WebhookPaths> {
-  const res = await fetch(`${baseUrl}/metrics`);
-  if (!res.ok) throw new Error(`GET /metrics: ${res.status}`);
   const paths: WebhookPaths = new Map();
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of await metricLines(baseUrl)) {
     const m = LINE.exec(line);
     if (m) paths.set(m[1]!, Number(m[2]));
   }
