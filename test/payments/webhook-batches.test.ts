@@ -35,6 +35,18 @@ describe('provider events recorded in batches', () => {
     expect((await webhookTrips()) - again, 'statements for 40 redeliveries').toBeLessThan(20);
   });
 
+  it('an event PostgreSQL cannot store, sent with others at once, is refused alone: the others are recorded', async () => {
+    const good = Array.from({ length: 20 }, (_, i) => eventBody('charge.updated', { id: `ch_beside_${i}`, object: 'charge' }));
+    // A NUL in a string, escaped in the body (JSON.stringify writes \u0000): valid JSON, signed, but jsonb cannot hold it.
+    const poisoned = eventBody('charge.updated', { id: 'ch_poisoned', object: 'charge', description: 'a\u0000b' });
+    expect(poisoned.raw).toContain('a\\u0000b');
+    const answers = await Promise.all([...good, poisoned].map((e) => postWebhook(w.t, e.raw, sign(e.raw))));
+    expect(answers.slice(0, 20).map((r) => r.status)).toEqual(good.map(() => 200));
+    expect(answers[20]!.status).toBe(400);
+    for (const e of good) expect(await webhookRow(w.t, e.id)).toEqual({ processed: true });
+    expect(await webhookRow(w.t, poisoned.id)).toBeNull();
+  });
+
   it('the same event delivered twice at once is recorded once: one answer says duplicate', async () => {
     const e = eventBody('charge.updated', { id: 'ch_twice', object: 'charge' });
     const answers = await Promise.all([postWebhook(w.t, e.raw, sign(e.raw)), postWebhook(w.t, e.raw, sign(e.raw))]);
