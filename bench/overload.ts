@@ -35,8 +35,8 @@ import { RefusalProbe } from './lib/refusalProbe.js';
 import { adminToken, call, closeApiClient, createShow } from './lib/api.js';
 import { envNumber, fixed, table, type Percentiles } from './lib/stats.js';
 import { listenOverflows } from './lib/netstat.js';
-import { scrapeTrips, totalTrips, tripsBetween, type OriginTrips, type TripSnapshot } from './lib/dbTrips.js';
-import { scrapeWebhookPaths, webhookPathsBetween, type WebhookPaths } from './lib/webhookPaths.js';
+import { metricLines, totalTrips, tripsBetween, tripsFrom, type OriginTrips, type TripSnapshot } from './lib/dbTrips.js';
+import { webhookPathsBetween, webhookPathsFrom, type WebhookPaths } from './lib/webhookPaths.js';
 import { BuyerClient, SeatPool, newTally, purchase, waitForAdmission, type BuyerAccount, type Market, type Tally } from './lib/virtualBuyers.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -66,6 +66,18 @@ async function serviceFigures(baseUrl: string): Promise<{ limits: string; lagMs:
 }
 
 const metricsText = (baseUrl: string) => fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+
+/** At a window's edge, from one read of /metrics: the database round trips by origin and the webhook events by path. */
+async function windowCounts(baseUrl: string): Promise<{ trips: TripSnapshot; webhooks: WebhookPaths }> {
+  const lines = await metricLines(baseUrl);
+  return { trips: tripsFrom(lines), webhooks: webhookPathsFrom(lines) };
+}
+
+/** What happened between two edges of a window. */
+async function countsSince(baseUrl: string, before: { trips: TripSnapshot; webhooks: WebhookPaths }) {
+  const after = await windowCounts(baseUrl);
+  return { trips: tripsBetween(before.trips, after.trips), webhooks: webhookPathsBetween(before.webhooks, after.webhooks) };
+}
 
 /** The service's own timing of its 503s (boxoffice_purchase_shed_seconds): how many, and how many within 5 ms. */
 function shedInService(text: string): { count: number; within5ms: number } {
@@ -195,8 +207,7 @@ runBenchmark(async () => {
     note(`\n${label} unloaded: ${unloadedN} buyers, closed loop, ${unloadedSeconds} s`);
     const st = await stage(label, limitOff, false, unloadedN);
     const dropsBefore = listenOverflows();
-    const tripsBefore = await scrapeTrips(st.service.baseUrl);
-    const webhooksBefore = await scrapeWebhookPaths(st.service.baseUrl);
+    const countsBefore = await windowCounts(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, false, started + unloadedSeconds * 1000);
     const stop = progress(label, started, m, () => '');
@@ -207,8 +218,7 @@ runBenchmark(async () => {
       }
     }));
     stop();
-    const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
-    const webhooks = webhookPathsBetween(webhooksBefore, await scrapeWebhookPaths(st.service.baseUrl));
+    const { trips, webhooks } = await countsSince(st.service.baseUrl, countsBefore);
     await st.service.stop();
     await st.db.drop();
     return {
@@ -222,8 +232,7 @@ runBenchmark(async () => {
   // (b) and (c): the crowd arrives at random within the arrival window.
   const crowd = async (label: string, st: Stage, waitingRoom: boolean, capSeconds: number): Promise<RunResult> => {
     const dropsBefore = listenOverflows();
-    const tripsBefore = await scrapeTrips(st.service.baseUrl);
-    const webhooksBefore = await scrapeWebhookPaths(st.service.baseUrl);
+    const countsBefore = await windowCounts(st.service.baseUrl);
     const started = performance.now();
     const m = market(st, waitingRoom, started + capSeconds * 1000);
     let arrived = 0;
@@ -264,8 +273,7 @@ runBenchmark(async () => {
     stopProgress();
     sampling = false;
     await sampler;
-    const trips = tripsBetween(tripsBefore, await scrapeTrips(st.service.baseUrl));
-    const webhooks = webhookPathsBetween(webhooksBefore, await scrapeWebhookPaths(st.service.baseUrl));
+    const { trips, webhooks } = await countsSince(st.service.baseUrl, countsBefore);
     const last = m.tally.purchaseTimes.length ? Math.max(...m.tally.purchaseTimes) : started + 1;
     return {
       label, buyers: buyersN, tally: m.tally, span: (last - started) / 1000, purchasesInSpan: m.tally.purchases, unfinished, soldOut: soldOut || m.seats.size === 0,

@@ -22,8 +22,13 @@ export async function metricLines(baseUrl: string): Promise<string[]> {
 
 /** The service's counts by origin, scraped from GET /metrics. */
 export async function scrapeTrips(baseUrl: string): Promise<TripSnapshot> {
+  return tripsFrom(await metricLines(baseUrl));
+}
+
+/** The counts by origin in lines of /metrics already read. */
+export function tripsFrom(lines: readonly string[]): TripSnapshot {
   const snap: TripSnapshot = new Map();
-  for (const line of await metricLines(baseUrl)) {
+  for (const line of lines) {
     const m = LINE.exec(line);
     if (!m) continue;
     const o = snap.get(m[2]!) ?? { roundTrips: 0, commits: 0, seconds: 0 };

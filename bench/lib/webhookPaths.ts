@@ -1,15 +1,14 @@
 // The provider's webhook events as the service took them, by path (duplicate, settled,
 // settled_after_pause, read_back), read from its /metrics (boxoffice_webhook_events_total):
 // which of them cost one statement and which a read-back from the provider.
-import { metricLines } from './dbTrips.js';
-
 export type WebhookPaths = Map<string, number>;
 
 const LINE = /^boxoffice_webhook_events_total\{path="([^"]+)"\} (\S+)$/;
 
-export async function scrapeWebhookPaths(baseUrl: string): Promise<WebhookPaths> {
+/** The events by path in lines of /metrics already read. */
+export function webhookPathsFrom(lines: readonly string[]): WebhookPaths {
   const paths: WebhookPaths = new Map();
-  for (const line of await metricLines(baseUrl)) {
+  for (const line of lines) {
     const m = LINE.exec(line);
     if (m) paths.set(m[1]!, Number(m[2]));
   }

@@ -23,7 +23,12 @@ async function recordBatch(db: Database, items: readonly Item[]): Promise<(Recor
     return await recordEvents(db, items);
   } catch (err) {
     if (items.length === 1 || !sqlState(err)?.startsWith('22')) throw err;
-    return Promise.all(items.map((item) => recordEvents(db, [item]).then(([as]) => as!, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+    // One after another: a batch of 200 at once would take the pool from the purchases.
+    const each: (RecordedAs | Error)[] = [];
+    for (const item of items) {
+      each.push(await recordEvents(db, [item]).then(([as]) => as!, (e: unknown) => (e instanceof Error ? e : new Error(String(e)))));
+    }
+    return each;
   }
 }
 

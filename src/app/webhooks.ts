@@ -146,9 +146,14 @@ export async function receiveProviderEvent(ctx: Context, signedText: string, log
     return true;
   }
   if (state === 'awaited' && claim && ctx.awaitedEvents.later(() => settleAfterPause(ctx, db, e, claim, log))) return true;
+  await readBack(ctx, db, e, log);
+  return true;
+}
+
+/** An event that claims something new (or any event not about a payment): read back from the provider where it names ours, and applied. */
+async function readBack(ctx: Context, db: Database, e: WebhookEventRow, log: Log): Promise<void> {
   ctx.metrics.webhookEvents.inc({ path: 'read_back' });
   await applyOnce(ctx, db, e, log);
-  return true;
 }
 
 /** After the pause: settled when the request recorded the claimed status, else read back and applied; a failure leaves it to the worker. */
@@ -158,8 +163,7 @@ async function settleAfterPause(ctx: Context, db: Database, e: WebhookEventRow, 
       ctx.metrics.webhookEvents.inc({ path: 'settled_after_pause' });
       return;
     }
-    ctx.metrics.webhookEvents.inc({ path: 'read_back' });
-    await applyOnce(ctx, db, e, log);
+    await readBack(ctx, db, e, log);
   } catch (err) {
     log.warn({ err, event_id: e.id, type: e.type }, 'webhook event not settled after its pause; the worker applies it');
   }
