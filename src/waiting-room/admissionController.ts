@@ -20,7 +20,10 @@
 // like, and when its waits make holds slow the latency says so. But a saturated
 // pool does say what the database sustains (the purchases it completed), and the
 // rate rises no further than a little over that: the latency would say "too many"
-// only a tick or two after the buyers admitted reach the purchase path.
+// only a tick or two after the buyers admitted reach the purchase path. A pool with
+// room says how far the rate may go at once: the purchases it completed over the
+// share of the window it was busy, nine tenths of that, where the law's 30 % a tick
+// would take several ticks to get there (after a cut in the crowded first seconds).
 
 export interface Signals {
   /** Mean latency of holds answered since the last tick (ms), or null when there were none. */
@@ -93,6 +96,15 @@ const SATURATED = 0.95;
 const SUSTAINED_MARGIN = 1.2;
 /** A cut at a saturated pool goes no lower than this share of the purchases it completed. */
 const DRAIN = 0.8;
+/**
+ * A rise while the pool has room goes at once to this share of what its busy share says
+ * it could complete (completions / busy share), when the window completed at least
+ * HEADROOM_MIN_COMPLETIONS purchases (fewer say too little). bench:overload's crowd cut
+ * the rate in its first seconds and the law took 8 s to climb back with the pool 59 %
+ * busy (bench/results/2026-12-05-overload-headroom.md).
+ */
+const HEADROOM_SHARE = 0.9;
+const HEADROOM_MIN_COMPLETIONS = 20;
 /** The set point: the holds' mean this much above calm, the time a hold may spend queued. */
 const QUEUE_DELAY_TARGET_MS = 120;
 
@@ -127,6 +139,7 @@ export class AdmissionController {
     if (fastest !== null) this.baseline = this.baseline === null ? fastest : Math.min(this.baseline * BASELINE_DRIFT, fastest);
     const setPoint = this.baseline === null ? null : this.baseline + QUEUE_DELAY_TARGET_MS;
     const sustained = saturatedCompletions(s);
+    const headroom = poolHeadroom(s);
     let reason: string;
     if (s.rejections > Math.max(1, REJECTION_SHARE * (s.holds + s.rejections))) {
       this.rate = Math.max(this.cutFloor(sustained), Math.round(this.rate * DECREASE));
@@ -140,9 +153,10 @@ export class AdmissionController {
       reason = `hold latency ${latency.toFixed(1)} ms, set point ${setPoint.toFixed(1)} ms`;
       if (factor > 1) {
         const cap = sustained === null ? null : Math.ceil(SUSTAINED_MARGIN * sustained);
-        const to = Math.min(this.rate * factor, cap ?? Infinity);
+        const to = Math.min(Math.max(this.rate * factor, headroom ?? 0), cap ?? Infinity);
         if (to > this.rate) this.rate = this.grow(to);
         if (cap !== null && cap < before * factor) reason = `${reason}; the pool is saturated at ${Math.round(sustained!)} purchases/min`;
+        if (headroom !== null && headroom > before * factor) reason = `${reason}; the pool, ${Math.round(100 * s.poolUtilization!)} % busy, has room for ${Math.round(headroom)} purchases/min`;
       } else {
         this.rate = Math.max(this.cutFloor(sustained), Math.round(this.rate * factor));
       }
@@ -193,4 +207,15 @@ export class AdmissionController {
 function saturatedCompletions(s: Signals): number | null {
   if (s.poolUtilization === null || s.poolUtilization < SATURATED || s.completions === 0 || s.windowMs <= 0) return null;
   return (s.completions * 60_000) / s.windowMs;
+}
+
+/**
+ * While the pool had room (busy under SATURATED of the window), the purchases a minute
+ * it would complete busy all the window, at the same cost a purchase, times
+ * HEADROOM_SHARE; null when saturated, unmeasured, or too few completed to say.
+ */
+function poolHeadroom(s: Signals): number | null {
+  const u = s.poolUtilization;
+  if (u === null || u >= SATURATED || u <= 0 || s.completions < HEADROOM_MIN_COMPLETIONS || s.windowMs <= 0) return null;
+  return (HEADROOM_SHARE * s.completions * 60_000) / s.windowMs / u;
 }

@@ -55,6 +55,22 @@ describe('the admission controller (pure)', () => {
     expect(c.tick(calm({ poolUtilization: 0.8, completions: 250 }))).toBe(11_700);
   });
 
+  it('with the pool half idle and holds under the set point, rises at once to nine tenths of what the pool could complete', () => {
+    const c = new AdmissionController(12_000, 6);
+    expect(c.tick(calm({ rejections: 50 }))).toBe(4200); // the crowded first seconds: a cut on refusals
+    // 150 purchases in the 2 s window (4,500 a minute) with the pool busy half of it: room for 9,000, nine tenths of that
+    expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 0.5, completions: 150 }))).toBe(8100);
+    expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 70.0 ms, set point 125.0 ms; the pool, 50 % busy, has room for 8100 purchases/min' });
+    // never past the ceiling, and only under the set point
+    expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 0.3, completions: 150 }))).toBe(12_000);
+    const d = new AdmissionController(12_000, 6);
+    expect(d.tick(calm({ holdLatencyMs: 150, poolUtilization: 0.5, completions: 150 }))).toBeLessThan(6000);
+    // too few purchases to say, or the pool unmeasured: the law's 30 % at most
+    const e = new AdmissionController(12_000, 6);
+    expect(e.tick(calm({ poolUtilization: 0.1, completions: 19 }))).toBe(7800);
+    expect(e.tick(calm({ poolUtilization: null, completions: 150 }))).toBe(10_140);
+  });
+
   it('at a saturated pool cuts no lower than four fifths of the purchases it completed', () => {
     const c = new AdmissionController(12_000, 6);
     for (let i = 0; i < 2; i++) c.tick(calm());
