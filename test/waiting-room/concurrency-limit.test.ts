@@ -153,9 +153,10 @@ describe('the purchase path over HTTP with the seat database stuck', () => {
     const sent = buyers.map((b, i) => {
       const started = performance.now();
       return t.http.post(`/v1/shows/${show.showId}/holds`, { seats: [show.seats[i]!] }, b.token)
-        .then((r) => ({ r, ms: performance.now() - started }));
+        .then((r) => ({ r, ms: performance.now() - started, at: performance.now() }));
     });
     await new Promise((r) => setTimeout(r, 1000));
+    const releasedAt = performance.now();
     await blocker.query('rollback');
     await blocker.end();
     const answers = await Promise.all(sent);
@@ -167,7 +168,9 @@ describe('the purchase path over HTTP with the seat database stuck', () => {
     for (const a of shed) {
       expectProblem(a.r, 503, 'OVERLOADED');
       expect(a.r.headers['retry-after']).toBe('1');
-      expect(a.ms).toBeLessThan(500); // answered while the eight were still stuck behind the lock
+      // Answered while the eight were still stuck behind the lock (on a busy machine the
+      // thirty requests' own sending can take half a second: a fixed bound flaked in CI).
+      expect(a.at).toBeLessThan(releasedAt);
     }
     const m = await t.http.get('/metrics');
     expect(m.text).toMatch(/boxoffice_purchase_rejections_total\{path="hold"\} 22/);
