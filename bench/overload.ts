@@ -65,7 +65,8 @@ async function serviceFigures(baseUrl: string): Promise<{ limits: string; lagMs:
   return { limits: `${of('hold')}, ${of('booking')}`, lagMs: fixed(1000 * figure('boxoffice_nodejs_eventloop_lag_max_seconds'), 0) };
 }
 
-const metricsText = (baseUrl: string) => fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+/** The service's /metrics as text; empty when it does not answer (sampled while the service may be struggling). */
+const metricsText = (baseUrl: string) => metricLines(baseUrl).then((lines) => lines.join('\n'), () => '');
 
 /** At a window's edge, from one read of /metrics: the database round trips by origin and the webhook events by path. */
 async function windowCounts(baseUrl: string): Promise<{ trips: TripSnapshot; webhooks: WebhookPaths }> {

@@ -10,8 +10,11 @@ export class Batches<T, R> {
   private queued: Queued<T, R>[] = [];
   private out = false;
 
-  /** `send` answers one result per item, in order; a throw fails every call of its batch. */
-  constructor(private readonly send: (items: readonly T[]) => Promise<readonly R[]>, private readonly max: number) {}
+  /**
+   * `send` answers one result per item, in order; an Error in its place fails that call
+   * alone, a throw every call of its batch.
+   */
+  constructor(private readonly send: (items: readonly T[]) => Promise<readonly (R | Error)[]>, private readonly max: number) {}
 
   call(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -26,7 +29,11 @@ export class Batches<T, R> {
     this.queued = batch === this.queued ? [] : this.queued.slice(this.max);
     this.out = true;
     this.send(batch.map((q) => q.item)).then(
-      (results) => batch.forEach((q, i) => q.resolve(results[i] as R)),
+      (results) => batch.forEach((q, i) => {
+        const r = results[i];
+        if (r instanceof Error) q.reject(r);
+        else q.resolve(r as R);
+      }),
       (err: unknown) => {
         const e = err instanceof Error ? err : new Error(String(err));
         for (const q of batch) q.reject(e);

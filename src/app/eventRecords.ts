@@ -33,7 +33,7 @@ async function recordBatch(db: Database, items: readonly Item[]): Promise<(Recor
 }
 
 export class EventRecords {
-  private readonly byDatabase = new WeakMap<Database, Batches<Item, RecordedAs | Error>>();
+  private readonly byDatabase = new WeakMap<Database, Batches<Item, RecordedAs>>();
   /** Event ids being recorded now: a second delivery meanwhile is a duplicate. */
   private readonly recording = new Set<string>();
 
@@ -44,9 +44,7 @@ export class EventRecords {
     if (!batches) this.byDatabase.set(db, (batches = new Batches((items) => recordBatch(db, items), BATCH_MAX)));
     this.recording.add(event.id);
     try {
-      const recorded = await batches.call({ event, claim });
-      if (recorded instanceof Error) throw recorded;
-      return recorded;
+      return await batches.call({ event, claim });
     } finally {
       this.recording.delete(event.id);
     }

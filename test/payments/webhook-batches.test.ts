@@ -85,4 +85,21 @@ describe('Batches', () => {
     await expect(first).rejects.toThrow('database away');
     expect(await second).toBe(4);
   });
+
+  it('an Error answered for one item fails that call alone; its batch-mates get their answers', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let sends = 0;
+    const batches = new Batches<number, number>(async (items) => {
+      if (sends++ === 0) await gate;
+      return items.map((n) => (n === 3 ? new Error(`cannot store ${n}`) : n * 2));
+    }, 10);
+    const first = batches.call(1);
+    const rest = [2, 3, 4].map((n) => batches.call(n));
+    release();
+    expect(await first).toBe(2);
+    expect(await rest[0]).toBe(4);
+    await expect(rest[1]).rejects.toThrow('cannot store 3');
+    expect(await rest[2]).toBe(8);
+  });
 });
