@@ -173,6 +173,14 @@ export async function openService(
   showRules.fallBackTo((showId) => ctx.room.store.keptRule(showId));
   // Holds as slow as the room steers them to are no distress to the holds' limit.
   purchaseLimits.hold.latencyTarget = () => (ctx.room.controller?.view().set_point_ms ?? null);
+  // The holds' turn counts every request queued for their pool; with shards each show's
+  // holds queue for a pool of their own, and the limit counts the holds alone.
+  if (inventory.single) {
+    purchaseLimits.hold.poolOccupancy = () => {
+      const pool = db.poolStats();
+      return pool.total - pool.idle + pool.waiting;
+    };
+  }
   await ensureAdmin(ctx);
   const app = await buildApp(ctx, { logger: appLog });
   // Connections, like streams, hold descriptors: capped in total below the open file limit and per address.

@@ -8,7 +8,7 @@ const entropy = Buffer.alloc(4096);
 let used = entropy.length;
 
 /** `bytes` fresh random bytes as hex; never the same bytes twice. */
-function randomHex(bytes: number): string {
+export function randomHex(bytes: number): string {
   if (used + bytes > entropy.length) {
     randomFillSync(entropy);
     used = 0;

@@ -25,7 +25,7 @@ export function limitInFlight(ctx: Context, path: PurchasePath): { onRequest: on
       return;
     }
     const started = performance.now();
-    const met = limit.inFlight;
+    const met = limit.queueMet();
     let given = false;
     const giveBack = () => {
       if (given) return;

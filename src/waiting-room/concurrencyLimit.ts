@@ -65,6 +65,14 @@ export class ConcurrencyLimit {
    * the room had just admitted — two controllers pulling against each other.
    */
   latencyTarget: () => number | null = () => null;
+  /**
+   * With `queue`: how many requests of every kind hold or wait for one of the pool's
+   * connections now. Holds share the pool with bookings and the workers: a hold that
+   * met twenty holds and forty others waited behind sixty, and a turn reckoned from the
+   * holds alone looked three times slower than the pool's — the limit shed in an on-sale's
+   * first seconds while the database was not saturated.
+   */
+  poolOccupancy: () => number = () => 0;
 
   constructor(private readonly settings: Readonly<LimitSettings>) {
     this.estimate = settings.initial;
@@ -84,6 +92,11 @@ export class ConcurrencyLimit {
 
   get inFlight(): number {
     return this.inFlight_;
+  }
+
+  /** The queue a request that has just taken its slot meets (itself included): those in flight on this path, or in its pool if more. */
+  queueMet(): number {
+    return this.settings.queue ? Math.max(this.inFlight_, this.poolOccupancy() + 1) : this.inFlight_;
   }
 
   /** Takes a slot, or false beyond the limit (the caller answers 503 at once). */

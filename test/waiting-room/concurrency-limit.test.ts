@@ -93,6 +93,26 @@ describe('the adaptive concurrency limit', () => {
       expect(driveQueued(plain, 200, 256, pooled(20, 6)).refused).toBeGreaterThan(0);
     });
 
+    it('reckons a turn from everything queued for the pool, not from its own path alone', () => {
+      // 40 holds in flight share 20 connections with 80 other requests (bookings, workers):
+      // each hold waits behind 120, 6 ms a turn, 36 ms in all.
+      const run = (occupancy: number) => {
+        const limit = new ConcurrencyLimit(settings);
+        limit.poolOccupancy = () => occupancy;
+        for (let r = 0; r < 100; r++) {
+          let taken = 0;
+          for (let i = 0; i < 40; i++) if (limit.tryAcquire()) taken++;
+          const met = limit.queueMet();
+          for (let i = 0; i < taken; i++) limit.release(pooled(20, 6)(120), false, met);
+        }
+        return limit.limit;
+      };
+      // Counting the pool: a turn of 6 ms, what 20 connections serve within 250 ms.
+      expect(run(119)).toBe(Math.floor(20 * (1 + 250 / 6)));
+      // Counting the 40 holds alone, the turn looks three times slower and the limit a third.
+      expect(run(0)).toBe(Math.floor(20 * (1 + 250 / 18)));
+    });
+
     it('a short stall (a few slow answers among many) does not cut it', () => {
       const limit = new ConcurrencyLimit(settings);
       driveQueued(limit, 200, 256, pooled(20, 6));
