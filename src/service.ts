@@ -173,12 +173,12 @@ export async function openService(
   showRules.fallBackTo((showId) => ctx.room.store.keptRule(showId));
   // Holds as slow as the room steers them to are no distress to the holds' limit.
   purchaseLimits.hold.latencyTarget = () => (ctx.room.controller?.view().set_point_ms ?? null);
-  // The holds' turn counts every request queued for their pool; with shards each show's
-  // holds queue for a pool of their own, and the limit counts the holds alone.
+  // The holds' turn is read with their pool's own figures; with shards each show's holds
+  // queue for a pool of their own, and the limit reckons from the holds alone.
   if (inventory.single) {
-    purchaseLimits.hold.poolOccupancy = () => {
+    purchaseLimits.hold.pool = () => {
       const pool = db.poolStats();
-      return pool.total - pool.idle + pool.waiting;
+      return { occupancy: pool.total - pool.idle + pool.waiting, turnMs: pool.turnMs };
     };
   }
   await ensureAdmin(ctx);

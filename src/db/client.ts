@@ -28,6 +28,8 @@ export interface PoolStats {
   size: number;
   /** Connection-milliseconds spent in use since the pool opened (BusyClock). */
   busyMs: number;
+  /** How long one use of a connection takes lately (BusyClock.turnMs); null before any use ended. */
+  turnMs: number | null;
 }
 
 export interface Database extends Queryable {
@@ -220,7 +222,7 @@ export function connectPostgres(url: string, poolSize: number, prepare = true, b
           client.release(broken instanceof Error ? broken : broken === null ? undefined : true);
         }
       },
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs() }),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize, busyMs: busy.busyMs(), turnMs: busy.turnMs() }),
       close: async () => {
         await Promise.all([pool.end(), asidePool?.end()]);
       },
@@ -282,8 +284,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
         leave();
       }
     },
-    // PGlite is one embedded connection: busy or idle.
-    poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1), size: 1, busyMs: busy.busyMs() }),
+    // PGlite is one embedded connection: busy or idle; its busy periods (first statement in
+    // to last out) are no turns of one use.
+    poolStats: () => ({ total: 1, idle: active === 0 ? 1 : 0, waiting: Math.max(0, active - 1), size: 1, busyMs: busy.busyMs(), turnMs: null }),
     close: async () => {
       try {
         await db.close();

@@ -8,8 +8,9 @@
 // With `queue` (a path whose requests wait for a pool of `slots` connections) the
 // limit is what the pool serves within `waitMs` instead: slots × (1 + waitMs / turn),
 // where a turn is the time a request keeps one connection's place in line — its
-// latency over max(1, in flight when it started / slots): the larger of its long-run
-// average and its recent one over 1.5 (a short stall does not cut). By Little's law a request admitted at
+// latency over max(1, the queue it met / slots), never more than the pool's own turn
+// (`pool`, below): the larger of its long-run average and its recent one over 1.5 (a
+// short stall does not cut). By Little's law a request admitted at
 // that limit waits about `waitMs` for the pool beyond its own turn: a healthy
 // database (turns of a few ms) serves hundreds in flight and the limit stays there,
 // whatever queue of the pool's own making the latency shows; a database that slows
@@ -66,13 +67,18 @@ export class ConcurrencyLimit {
    */
   latencyTarget: () => number | null = () => null;
   /**
-   * With `queue`: how many requests of every kind hold or wait for one of the pool's
-   * connections now. Holds share the pool with bookings and the workers: a hold that
-   * met twenty holds and forty others waited behind sixty, and a turn reckoned from the
-   * holds alone looked three times slower than the pool's — the limit shed in an on-sale's
-   * first seconds while the database was not saturated.
+   * With `queue`, the pool's own figures where it can tell them: `occupancy`, how many
+   * requests of every kind hold or wait for one of its connections now; `turnMs`, how
+   * long one use of a connection takes lately (null: unknown). Holds share the pool
+   * with bookings and the workers: a hold that met twenty holds and forty others waited
+   * behind sixty, and a turn reckoned from the holds alone looked three times slower
+   * than the pool's. And a hold's latency counts time outside the pool — its turns on an
+   * event loop short of CPU, while a crowd's joins and polls share it — that is no turn
+   * of the database: a turn is never taken as longer than the pool's own. In both ways
+   * the limit shed in an on-sale's first seconds while the database kept up
+   * (bench:overload).
    */
-  poolOccupancy: () => number = () => 0;
+  pool: (() => { occupancy: number; turnMs: number | null }) | null = null;
 
   constructor(private readonly settings: Readonly<LimitSettings>) {
     this.estimate = settings.initial;
@@ -96,7 +102,7 @@ export class ConcurrencyLimit {
 
   /** The queue a request that has just taken its slot meets (itself included): those in flight on this path, or in its pool if more. */
   queueMet(): number {
-    return this.settings.queue ? Math.max(this.inFlight_, this.poolOccupancy() + 1) : this.inFlight_;
+    return this.settings.queue && this.pool ? Math.max(this.inFlight_, this.pool().occupancy + 1) : this.inFlight_;
   }
 
   /** Takes a slot, or false beyond the limit (the caller answers 503 at once). */
@@ -120,7 +126,8 @@ export class ConcurrencyLimit {
     const slots = this.settings.queue?.slots;
     if (slots) {
       const depth = Math.max(1, (metInFlight ?? inFlight) / slots);
-      const turn = rttMs / depth;
+      const poolTurn = this.pool?.().turnMs ?? null;
+      const turn = poolTurn !== null ? Math.min(rttMs / depth, poolTurn) : rttMs / depth;
       this.shortTurn.add(failed ? Math.max(turn, 2 * TOLERANCE * (this.longTurn.value || turn)) : turn);
       this.longTurn.add(failed ? Math.max(turn, 2 * TOLERANCE * (this.longTurn.value || turn)) : turn);
       return;

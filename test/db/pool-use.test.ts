@@ -43,6 +43,25 @@ describe('the database pool\'s busy time', () => {
   });
 });
 
+describe('the pool\'s turn', () => {
+  it('is how long one use of a connection took lately, or the age of the uses still running if longer', async () => {
+    for (let i = 0; i < 60; i++) await db.query('select 1');
+    const quick = db.poolStats().turnMs!;
+    expect(quick).toBeGreaterThan(0);
+    expect(quick).toBeLessThan(50);
+    // Uses of ~100 ms pull it up.
+    for (let i = 0; i < 10; i++) await Promise.all([db.query('select pg_sleep(0.1)'), db.query('select pg_sleep(0.1)')]);
+    const slower = db.poolStats().turnMs!;
+    expect(slower).toBeGreaterThan(20);
+    expect(slower).toBeLessThan(110);
+    // Four uses that have not ended (a database that stopped answering): the turn grows with their age.
+    const stuck = Array.from({ length: 4 }, () => db.query('select pg_sleep(0.6)'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(db.poolStats().turnMs!).toBeGreaterThanOrEqual(350);
+    await Promise.all(stuck);
+  });
+});
+
 describe('the connection aside from the pool', () => {
   it('answers while the pool is full and queued', async () => {
     const busy = Array.from({ length: 12 }, () => db.query('select pg_sleep(0.4)'));

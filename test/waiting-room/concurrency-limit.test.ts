@@ -98,7 +98,7 @@ describe('the adaptive concurrency limit', () => {
       // each hold waits behind 120, 6 ms a turn, 36 ms in all.
       const run = (occupancy: number) => {
         const limit = new ConcurrencyLimit(settings);
-        limit.poolOccupancy = () => occupancy;
+        limit.pool = () => ({ occupancy, turnMs: null });
         for (let r = 0; r < 100; r++) {
           let taken = 0;
           for (let i = 0; i < 40; i++) if (limit.tryAcquire()) taken++;
@@ -111,6 +111,25 @@ describe('the adaptive concurrency limit', () => {
       expect(run(119)).toBe(Math.floor(20 * (1 + 250 / 6)));
       // Counting the 40 holds alone, the turn looks three times slower and the limit a third.
       expect(run(0)).toBe(Math.floor(20 * (1 + 250 / 18)));
+    });
+
+    it('takes no turn as longer than the pool\'s own: time outside the pool is no distress, a stuck pool is', () => {
+      // 64 holds in flight answered in 400 ms each: the pool's connections were used 6 ms
+      // at a time, the rest was spent outside it (an event loop short of CPU).
+      const outside = new ConcurrencyLimit(settings);
+      outside.pool = () => ({ occupancy: 20, turnMs: 6 });
+      expect(driveQueued(outside, 200, 64, () => 400).refused).toBe(0);
+      expect(outside.limit).toBe(Math.floor(20 * (1 + 250 / 6)));
+      // Without the pool's figure the same answers read as slow turns (400 ms over the
+      // queue it let in) and it sheds: it settles where L = 20 × (1 + 250 / (400 × 20 / L)), 53.
+      const blind = new ConcurrencyLimit(settings);
+      expect(driveQueued(blind, 200, 64, () => 400).refused).toBeGreaterThan(0);
+      expect(blind.limit).toBeLessThan(64);
+      // A pool whose uses last 400 ms (a slow or stuck database): the limit falls as before.
+      const stuck = new ConcurrencyLimit(settings);
+      stuck.pool = () => ({ occupancy: 20, turnMs: 400 });
+      driveQueued(stuck, 200, 64, () => 400);
+      expect(stuck.limit).toBe(blind.limit);
     });
 
     it('a short stall (a few slow answers among many) does not cut it', () => {
