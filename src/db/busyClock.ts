@@ -2,6 +2,9 @@
 // "connections in use", counting those still in use up to now. Divided by the pool
 // size and a window's length it gives the pool's utilization over that window (the
 // admission controller's measure of how much of the seat database's capacity is used).
+// It also keeps how long one use lately took: the pool's turn, by which the holds'
+// concurrency limit tells a slower database from time spent outside the pool.
+
 /** Uses the recent turn averages over (about). */
 const RECENT_USES = 50;
 

@@ -8,7 +8,7 @@
 // tick; faster: up by all of it, at most 30 % a tick), so it settles where the
 // seat database keeps holds at the set point instead of swinging between "calm"
 // and "too slow", and climbs back from a cut within a few ticks. It starts at
-// half the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
+// a quarter of the ceiling. More than 5 % of a tick's purchases refused with 503 cuts it by
 // 30 %. A cut is given a tick to act before another one: buyers admitted before it
 // still reach the purchase path for a while, so the next window is slow whatever
 // the rate now is, and cutting again for it (and again) would take the room to a
@@ -75,16 +75,19 @@ const GAIN_UP = 1;
 const DECREASE_MOST = 0.6;
 const INCREASE_MOST = 1.3;
 /**
- * The rate before anything was measured: half the ceiling. An opening is met by an
- * instance that has not run at that pace yet; before the start's warm-up (src/app/warmup.ts:
- * pool connections opened, the claim prepared, the routes run) at half the ceiling
- * bench:overload shed purchases with 503 in its first seconds, so it started at a
- * quarter (bench/results/2026-12-03-overload-first-tick.md). With the warm-up, a quarter
- * left the pool half idle for the first ten seconds (admissions trailing arrivals:
- * 351 of 2,472 at 5 s) and half fills it (bench/results/2026-12-05-overload-webhooks.md);
- * the law climbs 30 % a tick from there while holds stay under the set point.
+ * The rate before anything was measured: a quarter of the ceiling. An opening is met
+ * by an instance that has not run at that pace yet, while the crowd's joins and first
+ * polls take most of its CPU. Before the start's warm-up (src/app/warmup.ts) half the
+ * ceiling shed purchases in bench:overload's first seconds and the room started at a
+ * quarter (bench/results/2026-12-03-overload-first-tick.md); with the warm-up a quarter
+ * left the pool half idle for ten seconds, and half filled it
+ * (bench/results/2026-12-05-overload-webhooks.md). Since the rise to the pool's
+ * headroom (below) a quarter climbs at the first tick that measures room, and half left
+ * requests unanswered for 3 s in four runs of seven, for the seconds in which the first
+ * admitted buyers hold and book while the crowd still joins; a quarter in none of ten
+ * (bench/results/2026-12-05-overload-pool-turn.md).
  */
-const START_SHARE = 0.5;
+const START_SHARE = 0.25;
 /** Refusals tolerated per tick before closing: a stray 503 while the limit adapts is no distress. */
 const REJECTION_SHARE = 0.05;
 // Calm is the fastest single hold seen: one that met no queue on its way (as LEDBAT takes
@@ -115,8 +118,9 @@ export class AdmissionController {
   private lastCut: number | null = null;
   private state: ControllerState;
 
-  constructor(private readonly ceiling: number, private readonly floor: number) {
-    this.rate = Math.max(floor, Math.min(ceiling, Math.ceil(ceiling * START_SHARE)));
+  /** `startPerMinute`: the rate before anything was measured (a quarter of the ceiling, see START_SHARE). */
+  constructor(private readonly ceiling: number, private readonly floor: number, startPerMinute = Math.ceil(ceiling * START_SHARE)) {
+    this.rate = Math.max(floor, Math.min(ceiling, startPerMinute));
     this.state = {
       rate_per_minute: this.rate, ceiling_per_minute: ceiling, baseline_hold_latency_ms: null, set_point_ms: null, hold_latency_ms: null, holds_per_second: 0,
       rejections: 0, pool_waiting: 0, pool_utilization: null, completions_per_second: 0, decision: 'start', reason: 'no measurement yet', ticks: 0,

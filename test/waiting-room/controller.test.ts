@@ -12,14 +12,16 @@ const calm = (over: Partial<Signals> = {}): Signals => ({
   holdLatencyMs: 8, fastestHoldMs: 5, holds: 200, rejections: 0, poolWaiting: 0, poolUtilization: null, completions: 50, windowMs: 2000, ...over,
 });
 const idle = { holds: 0, holdLatencyMs: null, fastestHoldMs: null };
+/** A controller started at half its ceiling: the cases below are about what it does from there. */
+const fromHalf = (ceiling: number, floor: number) => new AdmissionController(ceiling, floor, ceiling / 2);
 
 describe('the admission controller (pure)', () => {
-  it('starts at half the ceiling and climbs by at most 30 % a tick while holds are far under the set point, not on idle ticks', () => {
+  it('starts at a quarter of the ceiling and climbs by at most 30 % a tick while holds are far under the set point, not on idle ticks', () => {
     const c = new AdmissionController(1200, 6);
-    expect(c.ratePerMinute()).toBe(600);
-    expect(c.tick(calm(idle))).toBe(600);
-    // calm 5 ms + 120 ms queued: holds of 8 ms are 94 % under the set point, so the rise is the most, 30 %
-    expect(Array.from({ length: 3 }, () => c.tick(calm()))).toEqual([780, 1014, 1200]);
+    expect(c.ratePerMinute()).toBe(300);
+    expect(c.tick(calm(idle))).toBe(300);
+    // calm 5 ms + 120 ms queued: holds of 8 ms are 94 % under the set point, so the rise is the most, 30 % (rounded up)
+    expect(Array.from({ length: 6 }, () => c.tick(calm()))).toEqual([390, 507, 660, 858, 1116, 1200]);
     expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 8.0 ms, set point 125.0 ms', baseline_hold_latency_ms: 5, set_point_ms: 125 });
     expect(c.tick(calm())).toBe(1200);
     expect(c.view()).toMatchObject({ decision: 'hold', reason: 'calm, at the ceiling' });
@@ -33,7 +35,7 @@ describe('the admission controller (pure)', () => {
   });
 
   it('rises in proportion to the distance under the set point, keeps the rate at it; a busy pool alone changes nothing', () => {
-    const c = new AdmissionController(1200, 6);
+    const c = fromHalf(1200, 6);
     expect(c.tick(calm())).toBe(780);
     // 110 ms against a set point of 125 ms: 12 % under it, so 12 % up, with every connection busy
     expect(c.tick(calm({ holdLatencyMs: 110, poolUtilization: 1, poolWaiting: 12 }))).toBe(874);
@@ -43,7 +45,7 @@ describe('the admission controller (pure)', () => {
   });
 
   it('at a saturated pool rises no further than a fifth over the purchases completed, and never cuts for it', () => {
-    const c = new AdmissionController(12_000, 6);
+    const c = fromHalf(12_000, 6);
     expect(c.ratePerMinute()).toBe(6000);
     // every connection busy, 160 purchases in the 2 s window (4,800 a minute): 5,760 at most, and no cut from 6,000
     expect(c.tick(calm({ poolUtilization: 1, completions: 160 }))).toBe(6000);
@@ -56,30 +58,30 @@ describe('the admission controller (pure)', () => {
   });
 
   it('with the pool half idle and holds under the set point, rises at once to nine tenths of what the pool could complete', () => {
-    const c = new AdmissionController(12_000, 6);
+    const c = fromHalf(12_000, 6);
     expect(c.tick(calm({ rejections: 50 }))).toBe(4200); // the crowded first seconds: a cut on refusals
     // 150 purchases in the 2 s window (4,500 a minute) with the pool busy half of it: room for 9,000, nine tenths of that
     expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 0.5, completions: 150 }))).toBe(8100);
     expect(c.view()).toMatchObject({ decision: 'open', reason: 'hold latency 70.0 ms, set point 125.0 ms; the pool, 50 % busy, has room for 8100 purchases/min' });
     // never past the ceiling, and only under the set point
     expect(c.tick(calm({ holdLatencyMs: 70, poolUtilization: 0.3, completions: 150 }))).toBe(12_000);
-    const d = new AdmissionController(12_000, 6);
+    const d = fromHalf(12_000, 6);
     expect(d.tick(calm({ holdLatencyMs: 150, poolUtilization: 0.5, completions: 150 }))).toBeLessThan(6000);
     // too few purchases to say, or the pool unmeasured: the law's 30 % at most
-    const e = new AdmissionController(12_000, 6);
+    const e = fromHalf(12_000, 6);
     expect(e.tick(calm({ poolUtilization: 0.1, completions: 19 }))).toBe(7800);
     expect(e.tick(calm({ poolUtilization: null, completions: 150 }))).toBe(10_140);
   });
 
   it('at a saturated pool cuts no lower than four fifths of the purchases it completed', () => {
-    const c = new AdmissionController(12_000, 6);
+    const c = fromHalf(12_000, 6);
     for (let i = 0; i < 2; i++) c.tick(calm());
     expect(c.ratePerMinute()).toBe(10_140);
     // far over the set point with every connection busy, 300 purchases in the 2 s window (9,000 a minute): 7,200, not 40 % off
     expect(c.tick(calm({ holdLatencyMs: 400, poolUtilization: 1, completions: 300 }))).toBe(7200);
     expect(c.view().decision).toBe('close');
     // the same with a pool that had room: the latency's law alone
-    const d = new AdmissionController(12_000, 6);
+    const d = fromHalf(12_000, 6);
     for (let i = 0; i < 2; i++) d.tick(calm());
     expect(d.tick(calm({ holdLatencyMs: 400, poolUtilization: 0.8, completions: 300 }))).toBe(6084);
   });
