@@ -59,7 +59,7 @@ export function startMonitor(o: { baseUrl: string; adminToken: string; showId: s
     const lines = [
       `onsale ${s} s: arrived ${r.arrived}, done ${r.done}; sold ${sold} of ${o.seats * o.shows} seats; held ${seats?.held ?? r.heldNow}`,
       `  waiting ${o.edge?.status?.waiting ?? r.waitingNow}, admitted/min ${r.recent('admitted', 60)} (total ${r.totals.admitted}); holds/s ${r.recent('holds', 1)}; ` +
-        `409 rate ${attempts ? ((100 * r.recent('conflicts', 5)) / attempts).toFixed(0) : '-'} %; 503s ${r.totals.shed}; timeouts ${r.totals.timeouts}; hold+booking p99 ${Number.isFinite(p99) ? p99.toFixed(0) : '-'} ms`,
+        `409 rate ${attempts ? ((100 * r.recent('conflicts', 5)) / attempts).toFixed(0) : '-'} %; 503s ${r.totals.shed}; timeouts ${r.totals.timeouts}; hold+booking p99 ${Number.isFinite(p99) ? p99.toFixed(0) : '-'} ms; buyers' loop late ≤ ${r.recentStallMs(5).toFixed(0)} ms`,
     ];
     stderrLines.progress(lines);
   };

@@ -8,6 +8,8 @@ export type Step = (typeof STEPS)[number];
 /** holdAttempts and conflicts count both kinds of hold; bestAttempts and bestConflicts (NOT_ENOUGH_SEATS) the best-available ones among them. */
 export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'bestAttempts' | 'bestConflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
 
+const STALL_TICK_MS = 20;
+
 export interface BuyerFate {
   /** Queue position (waiting room) or arrival rank (none): the order fairness is judged by. */
   position: number;
@@ -34,6 +36,40 @@ export class Recorder {
   done = 0;
   /** Set once a buyer finds no seat left on the map (or the room says sold out). */
   soldOutSeenAt: number | null = null;
+  /**
+   * The buyers' own event loop: per second of the sale, the longest it was late by
+   * (ms). Every latency above is measured on this loop, so a stall here is time
+   * the buyers' requests spent waiting on the rehearsal, not on the service.
+   */
+  readonly ownStallMs: number[] = [];
+  private stallTimer: NodeJS.Timeout | null = null;
+
+  /** Starts watching the buyers' loop: a tick every 20 ms, its lateness recorded. */
+  watchOwnLoop(): void {
+    let expected = performance.now() + STALL_TICK_MS;
+    this.stallTimer = setInterval(() => {
+      const now = performance.now();
+      const late = Math.max(0, now - expected);
+      const s = this.second(now);
+      while (this.ownStallMs.length <= s) this.ownStallMs.push(0);
+      if (late > this.ownStallMs[s]!) this.ownStallMs[s] = late;
+      expected = now + STALL_TICK_MS;
+    }, STALL_TICK_MS);
+    this.stallTimer.unref();
+  }
+
+  stopWatchingOwnLoop(): void {
+    if (this.stallTimer) clearInterval(this.stallTimer);
+    this.stallTimer = null;
+  }
+
+  /** The longest stall of the buyers' loop in the last `n` whole seconds, ms. */
+  recentStallMs(n: number): number {
+    const s = this.second();
+    let max = 0;
+    for (let i = Math.max(0, s - n); i < s; i++) max = Math.max(max, this.ownStallMs[i] ?? 0);
+    return max;
+  }
 
   second(at = performance.now()): number {
     return Math.max(0, Math.floor((at - this.startedAt) / 1000));

@@ -110,11 +110,22 @@ export function reportMarkdown(r: RunResult, chartFiles: string[]): string {
     `- holds made ${n0(rec.totals.holds)}, abandoned ${n0(rec.totals.abandoned)}; bookings confirmed ${n0(rec.totals.bookings)}; admitted ${n0(rec.totals.admitted)}`,
     ...(r.samples.room.length ? [controllerLine(r)] : []),
     `- service CPU: ${r.serviceCpuSeconds === null ? 'not measured (not started here)' : `${r.serviceCpuSeconds.toFixed(0)} s`}`,
+    ownLoopLine(rec.ownStallMs),
     o.waitingRoom ? '- The edge is modelled: `GET /v1/shows/{id}/queue` (public, up to 2 s stale) is read once a second for all buyers, as a CDN would serve it; each buyer calls `admit` only once `serving` reached its position, honouring `retry_after_seconds`.' : '',
     o.originMaps ? '- Every buyer read the seat map from the service (`--origin-maps`).' : '- The seat map and sections summary (public, up to 2 s stale, ETag) were read through a modelled edge: one origin read per path a second, shared by the buyers asking in that second; the map latencies above are the origin\'s.',
     '',
   ];
   return lines.join('\n');
+}
+
+/** How late the buyers' own event loop ran: every latency in the report includes it. */
+export function ownLoopLine(stalls: readonly number[]): string {
+  if (stalls.length === 0) return "- the buyers' own event loop: not watched";
+  let worst = 0;
+  for (let i = 1; i < stalls.length; i++) if (stalls[i]! > stalls[worst]!) worst = i;
+  const over = (ms: number) => stalls.filter((x) => x > ms).length;
+  return `- the buyers' own event loop (every latency above is timed on it): late by at most ${n0(stalls[worst]!)} ms (second ${worst}); ` +
+    `seconds with a stall over 100 ms: ${over(100)}, over 1 s: ${over(1000)}`;
 }
 
 export async function writeReport(r: RunResult): Promise<void> {

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { audit, type AuditResult } from './audit.js';
 import { readBooks, settle } from './auditRead.js';
-import { runBuyer, type Market } from './buyer.js';
+import { dispatchArrivals, runBuyer, type Market } from './buyer.js';
 import { REPO_ROOT } from './child.js';
 import { QueueEdge } from './edge.js';
 import { EdgeCache } from './edgeCache.js';
@@ -52,19 +52,20 @@ export async function rehearse(opts: Readonly<Options>, log: (s: string) => void
     const setupSeconds = (performance.now() - t0) / 1000;
 
     const rec = new Recorder();
+    rec.watchOwnLoop();
     const http = new BuyerHttp(svc.baseUrl, Math.min(opts.buyers, 1024), rec);
     const edge = opts.waitingRoom ? new QueueEdge(http, showIds[0]!) : null;
     const market: Market = { http, rec, opts, showIds, edge, maps: opts.originMaps ? null : new EdgeCache(http), stopAt: rec.startedAt + opts.maxSeconds * 1000, holds: [], bookings: [] };
     const arrivalRandom = seededRandom(opts.seed);
     const arrivals = buyers.map(() => arrivalRandom() * opts.arrivalSeconds * 1000);
-    const rankOf = new Map([...arrivals.keys()].sort((a, b) => arrivals[a]! - arrivals[b]!).map((i, r) => [i, r + 1]));
     log(`the sale: ${opts.buyers} buyers arriving within ${opts.arrivalSeconds} s (seed ${opts.seed})`);
     edge?.start();
     // At the end of the sale, buyers still waiting in the queue go home.
     const closing = setTimeout(() => edge?.stop(), opts.maxSeconds * 1000);
     const monitor = startMonitor({ baseUrl: svc.baseUrl, adminToken: admin, showId: opts.shows === 1 ? showIds[0]! : null, waitingRoom: opts.waitingRoom, rec, edge, seats: opts.seats, shows: opts.shows });
-    await Promise.all(buyers.map((b, i) => runBuyer(market, b, i, arrivals[i]!, rankOf.get(i)!)));
+    await dispatchArrivals(arrivals, (i, rank) => runBuyer(market, buyers[i]!, i, rank));
     const saleSeconds = (performance.now() - rec.startedAt) / 1000;
+    rec.stopWatchingOwnLoop();
     clearTimeout(closing);
     edge?.stop();
     await monitor.stop();

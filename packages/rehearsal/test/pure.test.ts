@@ -4,6 +4,8 @@ import { seededRandom } from '@boxoffice/paysim';
 import { legendLayout, lineChart, niceTicks, scale } from '../src/chart.js';
 import { LiveLines } from '../src/terminal.js';
 import { QueueEdge } from '../src/edge.js';
+import { dispatchArrivals } from '../src/buyer.js';
+import { ownLoopLine } from '../src/report.js';
 import type { BuyerHttp } from '../src/http.js';
 import { parseOptions } from '../src/options.js';
 import { ranks, spearman } from '../src/rankCorrelation.js';
@@ -189,5 +191,27 @@ describe('the live progress block and the lines printed above it', () => {
     live.progress(['a', 'b']);
     live.note('n');
     expect(written.join('')).toBe('a | b\nn\n');
+  });
+});
+
+describe('the buyers\' arrivals and their own loop', () => {
+  it('starts each buyer no sooner than its arrival, in arrival order, ranked by it, and waits for all', async () => {
+    const arrivals = [60, 0, 30, 30, 90];
+    const started: { index: number; rank: number; at: number }[] = [];
+    let finished = 0;
+    const t0 = performance.now();
+    await dispatchArrivals(arrivals, async (index, rank) => {
+      started.push({ index, rank, at: performance.now() - t0 });
+      await new Promise((r) => setTimeout(r, 20));
+      finished++;
+    });
+    expect(finished).toBe(5);
+    expect(started.map((s) => s.index)).toEqual([1, 2, 3, 0, 4]);
+    expect(started.map((s) => s.rank)).toEqual([1, 2, 3, 4, 5]);
+    for (const s of started) expect(s.at).toBeGreaterThanOrEqual(arrivals[s.index]! - 1);
+  });
+  it('reports the longest stall of the buyers\' loop and the seconds over 100 ms and 1 s', () => {
+    expect(ownLoopLine([0, 250, 1400, 20])).toContain('late by at most 1,400 ms (second 2); seconds with a stall over 100 ms: 2, over 1 s: 1');
+    expect(ownLoopLine([])).toContain('not watched');
   });
 });
