@@ -41,4 +41,19 @@ describe('BuyerHttp', () => {
       await client.close();
     }
   });
+
+  it('counts a request the server answers too late as a timeout (its give-up timer aborts it), and one answered in time as answered', async () => {
+    const rec = new Recorder();
+    const client = new BuyerHttp(origin, 2, rec);
+    try {
+      expect((await client.send('map', 'GET', '/', { timeoutMs: 5000 }))?.status).toBe(200);
+      const t0 = performance.now();
+      expect(await client.send('map', 'GET', '/', { timeoutMs: 150 })).toBeNull();
+      expect(performance.now() - t0).toBeLessThan(290);
+      expect(rec.totals.timeouts).toBe(1);
+      expect(rec.statuses.get('map timeout')).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -47,10 +47,15 @@ export class BuyerHttp {
       return null;
     }
     let pause = false;
+    // A timer cleared when the answer is in. AbortSignal.timeout's timer fires after every
+    // request, answered or not, and aborts its signal if that is still on the heap: in a
+    // profile of a cinema rehearsal, making those signals, their DOMExceptions and abort
+    // events was about 5 % of the buyers' busy time, besides the garbage.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('the buyer gave up waiting', 'TimeoutError')), Math.max(1, Math.ceil(timeoutMs - (performance.now() - t0))));
     try {
       const res = await request(`${this.origin}${path}`, {
-        method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: this.agent,
-        signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs - (performance.now() - t0)))),
+        method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: this.agent, signal: abort.signal,
       });
       const text = await res.body.text();
       const json = text && String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
@@ -68,6 +73,7 @@ export class BuyerHttp {
       else pause = true;
       return null;
     } finally {
+      clearTimeout(timer);
       this.slots.release();
       // After a failed connection, a moment before the caller tries again (its slot already given back).
       if (pause) await new Promise((r) => setTimeout(r, 200));
