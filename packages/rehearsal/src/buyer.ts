@@ -208,7 +208,6 @@ async function browse(m: Market, random: Random): Promise<string | null> {
   return random() < m.opts.browseOnlyRate ? null : chosen;
 }
 
-/** Buyer `index` of the run, started when it arrives; `rank` is its place in arrival order. */
 /**
  * Starts each buyer at its arrival (ms after now), in arrival order, and resolves
  * when all are done. Buyers not yet arrived are an index in a sorted list, not a
@@ -230,6 +229,7 @@ export async function dispatchArrivals(arrivals: readonly number[], start: (inde
   await Promise.all(started);
 }
 
+/** Buyer `index` of the run, started when it arrives; `rank` is its place in arrival order. */
 export async function runBuyer(m: Market, b: BuyerAccount, index: number, rank: number): Promise<void> {
   const random = seededRandom((m.opts.seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   m.rec.arrived++;
