@@ -1,5 +1,6 @@
 // What the rehearsal measured, as it happened: latencies per step (overall and per
 // second of the sale), counters per second, and each buyer's place and outcome.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Latencies } from './latencies.js';
 
 export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse', 'queue status'] as const;
@@ -8,7 +9,17 @@ export type Step = (typeof STEPS)[number];
 /** holdAttempts and conflicts count both kinds of hold; bestAttempts and bestConflicts (NOT_ENOUGH_SEATS) the best-available ones among them. */
 export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'bestAttempts' | 'bestConflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
 
-const STALL_TICK_MS = 20;
+/** How often the loop's lateness is sampled (monitorEventLoopDelay's resolution: its figures include it). */
+const LOOP_RESOLUTION_MS = 20;
+
+/** Extends a per-second series with zeros up to second `s`. */
+function upTo(series: number[], s: number): number[] {
+  while (series.length <= s) series.push(0);
+  return series;
+}
+
+/** A per-second series' values over the `n` whole seconds before second `s` (seconds not yet in it count as none). */
+const lastSeconds = (series: readonly number[], s: number, n: number): number[] => series.slice(Math.max(0, s - n), s);
 
 export interface BuyerFate {
   /** Queue position (waiting room) or arrival rank (none): the order fairness is judged by. */
@@ -42,33 +53,37 @@ export class Recorder {
    * the buyers' requests spent waiting on the rehearsal, not on the service.
    */
   readonly ownStallMs: number[] = [];
-  private stallTimer: NodeJS.Timeout | null = null;
+  private loopDelay: { histogram: IntervalHistogram; timer: NodeJS.Timeout; read: () => void } | null = null;
 
-  /** Starts watching the buyers' loop: a tick every 20 ms, its lateness recorded. */
+  /** Starts watching the buyers' loop (Node's event-loop delay histogram, read and reset each second). */
   watchOwnLoop(): void {
-    let expected = performance.now() + STALL_TICK_MS;
-    this.stallTimer = setInterval(() => {
-      const now = performance.now();
-      const late = Math.max(0, now - expected);
-      const s = this.second(now);
-      while (this.ownStallMs.length <= s) this.ownStallMs.push(0);
-      if (late > this.ownStallMs[s]!) this.ownStallMs[s] = late;
-      expected = now + STALL_TICK_MS;
-    }, STALL_TICK_MS);
-    this.stallTimer.unref();
+    const histogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    histogram.enable();
+    let since = performance.now();
+    // The longest delay since the last reading, charged to the second that reading's window began in.
+    const read = () => {
+      const s = this.second(since);
+      const series = upTo(this.ownStallMs, s);
+      series[s] = Math.max(series[s]!, histogram.max / 1e6 - LOOP_RESOLUTION_MS);
+      histogram.reset();
+      since = performance.now();
+    };
+    const timer = setInterval(read, 1000);
+    timer.unref();
+    this.loopDelay = { histogram, timer, read };
   }
 
   stopWatchingOwnLoop(): void {
-    if (this.stallTimer) clearInterval(this.stallTimer);
-    this.stallTimer = null;
+    if (!this.loopDelay) return;
+    clearInterval(this.loopDelay.timer);
+    this.loopDelay.read();
+    this.loopDelay.histogram.disable();
+    this.loopDelay = null;
   }
 
   /** The longest stall of the buyers' loop in the last `n` whole seconds, ms. */
   recentStallMs(n: number): number {
-    const s = this.second();
-    let max = 0;
-    for (let i = Math.max(0, s - n); i < s; i++) max = Math.max(max, this.ownStallMs[i] ?? 0);
-    return max;
+    return Math.max(0, ...lastSeconds(this.ownStallMs, this.second(), n));
   }
 
   second(at = performance.now()): number {
@@ -88,9 +103,7 @@ export class Recorder {
 
   count(c: Counter, n = 1): void {
     const s = this.second();
-    const series = this.counters[c];
-    while (series.length <= s) series.push(0);
-    series[s]! += n;
+    upTo(this.counters[c], s)[s]! += n;
     this.totals[c] += n;
   }
 
@@ -101,10 +114,7 @@ export class Recorder {
 
   /** Sum of a counter over the last `n` whole seconds before now. */
   recent(c: Counter, n: number): number {
-    const s = this.second();
-    let sum = 0;
-    for (let i = Math.max(0, s - n); i < s; i++) sum += this.counters[c][i] ?? 0;
-    return sum;
+    return lastSeconds(this.counters[c], this.second(), n).reduce((a, b) => a + b, 0);
   }
 
   /** The latencies of some steps answered in seconds [from, to). */

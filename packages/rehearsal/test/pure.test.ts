@@ -6,6 +6,7 @@ import { LiveLines } from '../src/terminal.js';
 import { QueueEdge } from '../src/edge.js';
 import { dispatchArrivals } from '../src/buyer.js';
 import { ownLoopLine } from '../src/report.js';
+import { Recorder } from '../src/recorder.js';
 import type { BuyerHttp } from '../src/http.js';
 import { parseOptions } from '../src/options.js';
 import { ranks, spearman } from '../src/rankCorrelation.js';
@@ -209,6 +210,20 @@ describe('the buyers\' arrivals and their own loop', () => {
     expect(started.map((s) => s.index)).toEqual([1, 2, 3, 0, 4]);
     expect(started.map((s) => s.rank)).toEqual([1, 2, 3, 4, 5]);
     for (const s of started) expect(s.at).toBeGreaterThanOrEqual(arrivals[s.index]! - 1);
+  });
+  it('records a stall of the buyers\' loop in the second it happened', async () => {
+    const rec = new Recorder();
+    rec.watchOwnLoop();
+    await new Promise((r) => setTimeout(r, 1100));
+    const blockedAt = rec.second();
+    const until = performance.now() + 300;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 1100));
+    rec.stopWatchingOwnLoop();
+    // Charged to the reading window the block fell in: that second, or the one before if the reading was late.
+    const worst = rec.ownStallMs.indexOf(Math.max(...rec.ownStallMs));
+    expect(rec.ownStallMs[worst]!).toBeGreaterThanOrEqual(250);
+    expect([blockedAt - 1, blockedAt]).toContain(worst);
   });
   it('reports the longest stall of the buyers\' loop and the seconds over 100 ms and 1 s', () => {
     expect(ownLoopLine([0, 250, 1400, 20])).toContain('late by at most 1,400 ms (second 2); seconds with a stall over 100 ms: 2, over 1 s: 1');
