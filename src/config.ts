@@ -1,5 +1,8 @@
 // Environment parsed and validated once at boot, then frozen.
 
+/** When a hold for seats known taken is refused from memory (src/app/knownTaken.ts). */
+export type KnownTakenMode = 'under-load' | 'always' | 'off';
+
 /** The bundled simulator's keys: public, so they are only ever good for the simulator. */
 export const SIMULATOR_SECRET_KEY = 'sk_test_sim';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_sim';
@@ -50,6 +53,13 @@ export interface Config {
   tokenSecret: string | null;
   tokenTtlSeconds: number;
   seatMapCacheMs: number;
+  /**
+   * KNOWN_TAKEN_REFUSALS: when a hold for seats this instance knows are taken is
+   * refused without the database (src/app/knownTaken.ts): `under-load` (while holds
+   * queue for the pool), `always` (one instance: nothing else frees its holds'
+   * seats), `off`.
+   */
+  knownTaken: KnownTakenMode;
   /**
    * WARMUP_MS: how long `serve` may spend warming up before /readyz says ready
    * (the pool's connections, the hot statements prepared on them, the seat maps of
@@ -186,6 +196,12 @@ export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
+}
+
+function knownTakenMode(raw: string | undefined): KnownTakenMode {
+  if (raw === undefined || raw === '') return 'under-load';
+  if (raw === 'under-load' || raw === 'always' || raw === 'off') return raw;
+  throw new Error(`KNOWN_TAKEN_REFUSALS must be under-load, always or off, got "${raw}"`);
 }
 
 /** A rate written `<points>/<seconds>`, e.g. `10/60`, or the fallback when unset. */
@@ -340,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     tokenSecret,
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 86_400, 60),
     seatMapCacheMs: int(env, 'SEATMAP_CACHE_MS', 1000, 0),
+    knownTaken: knownTakenMode(env.KNOWN_TAKEN_REFUSALS),
     warmupMs: int(env, 'WARMUP_MS', 5000, 0),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 500, 50),
     seedDemo: env.BOXOFFICE_DEMO !== '0',

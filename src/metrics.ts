@@ -13,6 +13,11 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  readonly holdsRefusedFromMemory = new Counter({
+    name: 'boxoffice_holds_refused_known_taken_total',
+    help: 'Holds refused (409) without the database: seats this instance knew were taken, while holds queued for the pool (KNOWN_TAKEN_REFUSALS)',
+    registers: [this.registry],
+  });
   readonly holdDuration = new Histogram({
     name: 'boxoffice_hold_duration_seconds',
     help: 'Time to decide a hold (the claim round trip and its checks)',

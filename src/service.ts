@@ -29,6 +29,7 @@ import { leaseHolder } from './workers/taskLease.js';
 import { StripeProvider, type PaymentProvider } from './payments/provider.js';
 import { TicketSigner } from './tickets/signer.js';
 import { HoldTally } from './app/holdTally.js';
+import { KnownTaken } from './app/knownTaken.js';
 import { RateLimits } from './abuse/rateLimits.js';
 import { ClientExemptions } from './abuse/exemptions.js';
 import type { Logger } from 'pino';
@@ -127,6 +128,16 @@ export async function openService(
   let streams: SeatStreams | null = null;
   const liveMetrics = new LiveMetrics(metrics.registry, () => streams?.viewerCount ?? 0);
   const seatFeed = new SeatFeed(inventory.as('seat_feed').all(), config.liveMap, liveMetrics, log);
+  // Seats this instance knows are taken; under load a hold for one is refused without the
+  // database (more holds in flight than the pool's connections: a claim would queue).
+  const knownTaken = new KnownTaken(config.knownTaken, () => purchaseLimits.hold.inFlight > config.poolSize, () => showRules.dbNow());
+  // A seat the feed reports available (released on another instance, say) may be free.
+  seatFeed.listen({
+    deltas: (showId, ds) => {
+      for (const d of ds) knownTaken.freed(showId, d.changes.flatMap((c) => (c.status === 'available' ? [c.seat] : [])));
+    },
+    resync: () => knownTaken.clear(),
+  });
   // With shards a map read follows a move its placement has not seen yet (ShardedInventory).
   // A map read waits up to ten publish intervals (at most 2 s, the map's staleness bound) for the changes it saw to be counted.
   const seatMaps = new SeatMaps(sharded ? (showId) => sharded.ofShowFollowingMove(showId) : (showId) => inventory.ofShow(showId),
@@ -155,6 +166,7 @@ export async function openService(
     payments: opts.payments ?? paymentProvider(config),
     tickets: await TicketSigner.load(db, config.ticketSigningJwk),
     holdTally: new HoldTally(),
+    knownTaken,
     rateLimits: RateLimits.open(config, { warn: (o, m) => log.warn(o, m) }),
     rateLimitExempt,
     log,

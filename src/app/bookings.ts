@@ -247,6 +247,7 @@ export async function applyPaymentOutcome(
     return null;
   }
   if (entered && outcome.kind === 'succeeded' && await confirmPayment(db, paid(entered, attemptId, outcome.paymentIntentId, answer))) {
+    ctx.knownTaken.booked(entered.show_id, entered.seats);
     ctx.log.info({ event: 'booking.confirmed', ...about(entered), payment_intent: outcome.paymentIntentId }, 'booking confirmed');
     return { booking: { ...entered, status: 'confirmed' }, answerStored: answer !== undefined };
   }
@@ -311,6 +312,7 @@ export async function applyPaymentOutcome(
     const { msg, ...fields } = decided.event;
     ctx.log.info(fields, msg);
   }
+  if (decided.confirmed) ctx.knownTaken.booked(decided.confirmed.show_id, decided.confirmed.seats);
   return decided.confirmed ? { booking: decided.confirmed, answerStored: false } : null;
 }
 
@@ -385,6 +387,8 @@ export async function cancelBooking(ctx: Context, caller: Principal, id: string)
     cancelled = b;
   });
   const c = cancelled as bookings.BookingRow | null; // assigned in the callback, which TypeScript does not follow
+  // Before the answer: the seats are free for the next hold this instance decides.
+  if (c) ctx.knownTaken.freed(c.show_id, c.seats);
   if (c) ctx.log.info({ event: 'booking.cancelled', ...about(c), refund_amount: Number(c.amount) }, 'booking cancelled by its buyer; the seats are free and the refund is on its way');
   return bookingView((await bookings.findBooking(db, id))!);
 }

@@ -10,6 +10,7 @@ import type { SeatFeed } from '../live/seatFeed.js';
 import type { PaymentProvider } from '../payments/provider.js';
 import type { TicketSigner } from '../tickets/signer.js';
 import type { HoldTally } from './holdTally.js';
+import type { KnownTaken } from './knownTaken.js';
 import type { RateLimits } from '../abuse/rateLimits.js';
 import type { ClientExemptions } from '../abuse/exemptions.js';
 import type { Logger } from 'pino';
@@ -38,6 +39,8 @@ export interface Context {
   payments: PaymentProvider;
   tickets: TicketSigner;
   holdTally: HoldTally;
+  /** Seats this instance knows are taken: under load, holds for them are refused without the database (./knownTaken.ts). */
+  knownTaken: KnownTaken;
   rateLimits: RateLimits;
   rateLimitExempt: ClientExemptions;
   /** The instance's logger (the HTTP app's too): business events at info, with a stable `event` name. */

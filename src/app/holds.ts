@@ -3,7 +3,7 @@ import { DomainError, notFound, type Refusal } from '../domain/errors.js';
 import { checkBestAvailable, checkRequestedSeats, refusal, type BestAvailableRequest } from '../domain/holds.js';
 import { showScopedId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
-import { claimBestSeats, claimSeats, releaseSeats } from '../db/seatTransitions.js';
+import { claimBestSeats, claimSeats, releaseSeats, type BestClaimResult, type ClaimResult } from '../db/seatTransitions.js';
 import { sqlState } from '../db/sqlstate.js';
 import type { Database } from '../db/client.js';
 import type { Principal } from '../auth/tokens.js';
@@ -11,6 +11,8 @@ import type { Context } from './context.js';
 import type { HallLayout } from './hallCatalog.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
 import { offerFreedSeats } from './waitlist.js';
+import { knownTooFew } from './knownTaken.js';
+import type { ShowRule } from './showRules.js';
 
 export interface HoldView {
   hold_id: string;
@@ -37,6 +39,8 @@ interface HoldRequest<C extends Claimed> {
   /** Seats asked for, for the waiting room's gate. */
   count: number;
   claim(db: Database, holdId: string): Promise<C>;
+  /** The claim's refusal, when what this instance knows taken already decides it (./knownTaken.ts); else null. */
+  known(layout: HallLayout): C | null;
   /** The outcome counted as a lost race in the show's tally. */
   conflict: string;
   /** The metrics label of an outcome. */
@@ -45,6 +49,15 @@ interface HoldRequest<C extends Claimed> {
   refused(claim: C): Refusal;
 }
 
+/** A hold made, or refused (`inMemory`: from seats this instance knew were taken, without the database). */
+export type HoldAnswer = { hold: HoldView } | { refused: Refusal; inMemory?: true };
+
+/** A claim's fields when it claimed nothing. */
+const NOT_CLAIMED = { taken: null, expires_at: null, amount: null, currency: null, seat_limit: null, seats_had: null, opens_at: null } as const;
+
+/** Whether the show's sale is open at `nowMs` (the database's clock) by its rules. */
+const onSale = (rule: ShowRule, nowMs: number) => !rule.cancelled && nowMs >= rule.saleOpensAtMs && nowMs < rule.startsAtMs;
+
 /**
  * Plan outside (the request checked against the hall in memory, the waiting room's
  * gate decided in process), then one claim round trip decides. The claim's refusals
@@ -52,7 +65,7 @@ interface HoldRequest<C extends Claimed> {
  */
 async function holdFor<C extends Claimed>(
   ctx: Context, buyer: Principal, showId: string, admissionToken: string | string[] | undefined, r: HoldRequest<C>,
-): Promise<{ hold: HoldView } | { refused: Refusal }> {
+): Promise<HoldAnswer> {
   const stop = ctx.metrics.holdDuration.startTimer();
   let result = 'error';
   try {
@@ -83,11 +96,21 @@ async function holdFor<C extends Claimed>(
       ctx.room.present(showId, admission!.position);
     }
     const holdId = showScopedId('hold', showId);
-    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => r.claim(db, holdId));
+    // What the claim would check before the seats (cancelled, too many, the sale's window), judged on the rules in memory.
+    const knownFirst = rule !== null && ctx.knownTaken.answering && r.count <= rule.perUserLimit && onSale(rule, ctx.showRules.dbNow());
+    const sentAt = ctx.showRules.dbNow();
+    let knownRefusal: C | null = null;
+    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => r.claim(db, holdId), knownFirst ? () => (knownRefusal = r.known(layout)) : null);
     result = r.label(claim.outcome);
+    if (claim.outcome === 'held') {
+      // Taken until the hold can lapse, on the database's clock: at its expiry, and no later than its time
+      // to live after the claim was sent as this instance reckons that clock (should the estimate lag).
+      const ttlMs = (rule?.holdTtlSeconds ?? 0) * 1000;
+      ctx.knownTaken.held(showId, r.seats(claim), Math.min(sentAt + ttlMs, claim.expires_at!.getTime()));
+    }
     if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
     else if (claim.outcome === r.conflict) ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') return { refused: r.refused(claim) };
+    if (claim.outcome !== 'held') return { refused: r.refused(claim), ...(claim === knownRefusal ? { inMemory: true } : {}) };
     return { hold: {
       hold_id: holdId,
       show_id: showId,
@@ -106,11 +129,15 @@ async function holdFor<C extends Claimed>(
 /** Holds every requested seat for the buyer, or none. */
 export function holdSeats(
   ctx: Context, buyer: Principal, showId: string, seats: readonly string[], admissionToken: string | string[] | undefined,
-): Promise<{ hold: HoldView } | { refused: Refusal }> {
+): Promise<HoldAnswer> {
   return holdFor(ctx, buyer, showId, admissionToken, {
     check: (layout) => checkRequestedSeats(seats, layout.seatIds),
     count: seats.length,
     claim: (db, holdId) => claimSeats(db, { showId, holdId, userId: buyer.userId, seats }),
+    known: (): ClaimResult | null => {
+      const taken = ctx.knownTaken.takenOf(showId, seats);
+      return taken.length === 0 ? null : { ...NOT_CLAIMED, outcome: 'seat_unavailable', taken };
+    },
     conflict: 'seat_unavailable',
     label: (outcome) => outcome,
     seats: () => [...seats],
@@ -136,7 +163,7 @@ function facetsOf(layout: HallLayout): { sections: Set<string>; tiers: Set<strin
  */
 export function holdBestSeats(
   ctx: Context, buyer: Principal, showId: string, best: BestAvailableRequest, admissionToken: string | string[] | undefined,
-): Promise<{ hold: HoldView } | { refused: Refusal }> {
+): Promise<HoldAnswer> {
   return holdFor(ctx, buyer, showId, admissionToken, {
     check: (layout) => checkBestAvailable(best, facetsOf(layout)),
     count: best.count,
@@ -144,6 +171,9 @@ export function holdBestSeats(
       showId, holdId, userId: buyer.userId, count: best.count,
       section: best.section ?? null, tier: best.tier ?? null, maxPrice: best.max_price ?? null,
     }),
+    // Filters would need the seats' sections, tiers and prices: only an unfiltered request is judged in memory.
+    known: (layout): BestClaimResult | null => ((best.section ?? best.tier ?? best.max_price ?? null) === null
+      && knownTooFew(ctx.knownTaken, showId, layout, best.count) ? { ...NOT_CLAIMED, outcome: 'not_enough_seats', seats: null } : null),
     conflict: 'not_enough_seats',
     label: (outcome) => `best_${outcome}`,
     seats: (c) => c.seats!,
@@ -157,9 +187,14 @@ export function holdBestSeats(
  * placement when the show was not where this instance's placement said (it moved).
  */
 async function claimOnItsShard<C extends { outcome: string }>(
-  ctx: Context, buyer: Principal, showId: string, claim: (db: Database) => Promise<C>,
+  ctx: Context, buyer: Principal, showId: string, claim: (db: Database) => Promise<C>, known: (() => C | null) | null,
 ): Promise<C> {
   if (!(await ctx.accounts.exists(buyer.userId))) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
+  const refused = known?.();
+  if (refused) {
+    ctx.metrics.holdsRefusedFromMemory.inc();
+    return refused;
+  }
   const claimOn = (db: Database) => claim(db).catch((err: unknown) => {
     // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
     if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
@@ -196,6 +231,8 @@ export async function getHold(ctx: Context, caller: Principal, holdId: string): 
 export async function releaseHold(ctx: Context, caller: Principal, holdId: string): Promise<void> {
   const { db, found: hold } = await ctx.inventory.findRecord(holdId, (d) => holds.findHold(d, holdId));
   if (!hold || hold.user_id !== caller.userId) throw notFound('hold');
+  // Before the answer: the buyer's next hold, here, must find them free.
+  ctx.knownTaken.freed(hold.show_id, hold.seats);
   // One statement: the hold released and its seats free (an expired hold stays expired: its seats are free already);
   // in the same transaction, offered to the show's waiting list first (src/app/waitlist.ts).
   const released = await db.transaction(async (tx) => {

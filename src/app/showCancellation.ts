@@ -65,6 +65,7 @@ export async function cancelShow(ctx: Context, admin: { userId: string }, showId
   // The inventory stops the sale; the catalog's mark follows (the worker makes it too, should this instance die here).
   await shows.markShowCancelled(ctx.db, showId, text);
   ctx.showRules.forget(showId);
+  ctx.knownTaken.forgetShow(showId);
   const progress = await cancellations.cancellationProgress(inventory, showId);
   if (first) {
     ctx.log.info({ event: 'show.cancelled', show_id: showId, by: admin.userId, bookings_to_refund: progress.bookings_to_refund, payments_pending: progress.payments_pending },
@@ -107,6 +108,7 @@ export async function deleteShow(ctx: Context, showId: string): Promise<void> {
   });
   await ctx.db.transaction((tx) => shows.deleteShow(tx, showId));
   ctx.showRules.forget(showId);
+  ctx.knownTaken.forgetShow(showId);
   ctx.log.info({ event: 'show.deleted', show_id: showId }, 'show deleted: nothing was ever booked for it');
 }
 

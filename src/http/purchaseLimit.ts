@@ -13,8 +13,14 @@ import { sendProblem } from './problem.js';
 import { markShed } from './logging.js';
 
 const slots = new WeakMap<FastifyRequest, () => void>();
+/** Requests answered without the database (seats known taken): their latency says nothing of it. */
+const unsampled = new WeakSet<FastifyRequest>();
 
-export function limitInFlight(ctx: Context, path: PurchasePath): { onRequest: onRequestHookHandler; onSend: onSendHookHandler } {
+export function limitInFlight(ctx: Context, path: PurchasePath): {
+  onRequest: onRequestHookHandler; onSend: onSendHookHandler;
+  /** Marks a request decided without the database: its slot goes back with no latency sample, and it counts for no controller. */
+  decidedInMemory(req: FastifyRequest): void;
+} {
   const limit = ctx.purchaseLimits[path];
   const onRequest = function (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (!limit.tryAcquire()) {
@@ -31,6 +37,10 @@ export function limitInFlight(ctx: Context, path: PurchasePath): { onRequest: on
       if (given) return;
       given = true;
       slots.delete(req);
+      if (unsampled.has(req)) {
+        limit.releaseUnsampled();
+        return;
+      }
       const ms = performance.now() - started;
       limit.release(ms, reply.statusCode >= 500, met);
       ctx.purchaseLimits.observe(path, ms, reply.statusCode);
@@ -44,5 +54,5 @@ export function limitInFlight(ctx: Context, path: PurchasePath): { onRequest: on
     slots.get(req)?.();
     done(null, payload);
   };
-  return { onRequest, onSend };
+  return { onRequest, onSend, decidedInMemory: (req) => unsampled.add(req) };
 }

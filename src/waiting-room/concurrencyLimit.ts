@@ -115,6 +115,11 @@ export class ConcurrencyLimit {
     return true;
   }
 
+  /** Gives the slot back with nothing learnt: the request was decided without the resource this limit guards. */
+  releaseUnsampled(): void {
+    this.inFlight_--;
+  }
+
   /**
    * Gives the slot back with what the request took; `failed`: it ended in a server-side
    * failure; `metInFlight`: how many were in flight once it had its slot (itself

@@ -93,6 +93,24 @@ describe('the adaptive concurrency limit', () => {
       expect(driveQueued(plain, 200, 256, pooled(20, 6)).refused).toBeGreaterThan(0);
     });
 
+    it('learns nothing from a request decided without the pool (a seat known taken): its slot back, the limit unmoved', () => {
+      const limit = new ConcurrencyLimit(settings);
+      driveQueued(limit, 200, 64, pooled(20, 6));
+      const before = limit.limit;
+      for (let i = 0; i < 500; i++) {
+        expect(limit.tryAcquire()).toBe(true);
+        limit.releaseUnsampled();
+      }
+      expect(limit.inFlight).toBe(0);
+      expect(limit.limit).toBe(before);
+      // Had they been sampled, their 0.1 ms would have read as turns of a far faster pool.
+      for (let i = 0; i < 500; i++) {
+        limit.tryAcquire();
+        limit.release(0.1, false, 64);
+      }
+      expect(limit.limit).toBeGreaterThan(before);
+    });
+
     it('reckons a turn from everything queued for the pool, not from its own path alone', () => {
       // 40 holds in flight share 20 connections with 80 other requests (bookings, workers):
       // each hold waits behind 120, 6 ms a turn, 36 ms in all.

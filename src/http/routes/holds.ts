@@ -50,7 +50,10 @@ export default async function holdRoutes(app: FastifyInstance, { ctx }: { ctx: C
     const result = best
       ? await holds.holdBestSeats(ctx, req.principal!, req.params.id, best, req.headers['admission-token'])
       : await holds.holdSeats(ctx, req.principal!, req.params.id, (body as { seats: string[] }).seats, req.headers['admission-token']);
-    if ('refused' in result) return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
+    if ('refused' in result) {
+      if (result.inMemory) holdSlot.decidedInMemory(req);
+      return sendProblem(reply, result.refused.code, result.refused.message, result.refused.extensions);
+    }
     return reply.code(201).send(result.hold);
   });
 
