@@ -9,7 +9,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly holdAttempts = new Counter({
     name: 'boxoffice_hold_attempts_total',
-    help: 'Hold requests that reached the claim, by result',
+    help: 'Hold requests decided by the claim, or refused from seats known taken (boxoffice_holds_refused_known_taken_total), by result',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });

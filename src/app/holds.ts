@@ -97,8 +97,8 @@ async function holdFor<C extends Claimed>(
     }
     const holdId = showScopedId('hold', showId);
     // What the claim would check before the seats (cancelled, too many, the sale's window), judged on the rules in memory.
-    const knownFirst = rule !== null && ctx.knownTaken.answering && r.count <= rule.perUserLimit && onSale(rule, ctx.showRules.dbNow());
     const sentAt = ctx.showRules.dbNow();
+    const knownFirst = rule !== null && ctx.knownTaken.answering && r.count <= rule.perUserLimit && onSale(rule, sentAt);
     let knownRefusal: C | null = null;
     const claim = await claimOnItsShard(ctx, buyer, showId, (db) => r.claim(db, holdId), knownFirst ? () => (knownRefusal = r.known(layout)) : null);
     result = r.label(claim.outcome);
