@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnownTaken, LAPSE_MARGIN_MS, knownTooFew } from '../../src/app/knownTaken.js';
 import type { HallLayout } from '../../src/app/hallCatalog.js';
-import { openService, type Service } from '../../src/service.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { Service } from '../../src/service.js';
+import { startSecondInstance, startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { HttpClient } from '../support/http.js';
+import type { HttpClient } from '../support/http.js';
 
 describe('what an instance knows is taken (in memory)', () => {
   let now = 1_000_000;
@@ -133,9 +133,7 @@ describe('holds refused from memory, two instances on one database', () => {
   beforeAll(async () => {
     a = await startTestService({ config: { knownTaken: 'always' } });
     // The same database; the default mode.
-    second = await openService({ ...a.service.ctx.config, knownTaken: 'under-load' });
-    await second.app.listen({ host: '127.0.0.1', port: 0 });
-    b = new HttpClient(`http://127.0.0.1:${(second.app.server.address() as { port: number }).port}`);
+    ({ service: second, http: b } = await startSecondInstance(a, { knownTaken: 'under-load' }));
     [buyer] = (await registerBuyers(a, 1)) as [Buyer];
   }, 60_000);
   afterAll(async () => {

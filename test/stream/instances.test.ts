@@ -1,10 +1,10 @@
 // Two service instances on one PostgreSQL: a change made through either appears on
 // both instances' streams, with the same versions and the same deltas.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openService, type Service } from '../../src/service.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { Service } from '../../src/service.js';
+import { startSecondInstance, startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
-import { HttpClient } from '../support/http.js';
+import type { HttpClient } from '../support/http.js';
 import { MapFollower, openStream } from './sseClient.js';
 import { liveMap } from './helpers.js';
 
@@ -15,9 +15,7 @@ let buyer: Buyer;
 
 beforeAll(async () => {
   a = await startTestService({ config: { liveMap: liveMap() } });
-  second = await openService(a.service.ctx.config); // the same database
-  await second.app.listen({ host: '127.0.0.1', port: 0 });
-  b = new HttpClient(`http://127.0.0.1:${(second.app.server.address() as { port: number }).port}`);
+  ({ service: second, http: b } = await startSecondInstance(a)); // the same database
   [buyer] = (await registerBuyers(a, 1)) as [Buyer];
 }, 60_000);
 afterAll(async () => {

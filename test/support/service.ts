@@ -123,3 +123,13 @@ export async function startTestService(
     },
   };
 }
+
+/**
+ * A second instance of `t`'s service on the same database (and Redis prefix), listening on
+ * a port of its own; `config` changes some of its settings. The caller closes `service`.
+ */
+export async function startSecondInstance(t: TestService, config: Partial<Config> = {}): Promise<{ service: Service; http: HttpClient }> {
+  const service = await openService({ ...t.service.ctx.config, ...config });
+  await service.app.listen({ host: '127.0.0.1', port: 0 });
+  return { service, http: new HttpClient(`http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`) };
+}

@@ -3,10 +3,10 @@
 // the admission rate is the rate, not twice it, although both instances tick.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { openService, type Service } from '../../src/service.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { Service } from '../../src/service.js';
+import { startSecondInstance, startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers } from '../support/catalog.js';
-import { HttpClient } from '../support/http.js';
+import type { HttpClient } from '../support/http.js';
 import { redisPrefix } from '../support/clients.js';
 import { signUserToken, tokenSecret } from '../http/helpers.js';
 import { newKey, until } from '../bookings/helpers.js';
@@ -19,9 +19,7 @@ let b: HttpClient;
 
 beforeAll(async () => {
   a = await startTestService({ payments: {}, config: roomConfig(redis.prefix, { admitPerMinute: 600, controlMs: 0 }) }); // the fixed rate: what is shared is under test
-  second = await openService(a.service.ctx.config); // the same database and Redis prefix
-  await second.app.listen({ host: '127.0.0.1', port: 0 });
-  b = new HttpClient(`http://127.0.0.1:${(second.app.server.address() as { port: number }).port}`);
+  ({ service: second, http: b } = await startSecondInstance(a)); // the same database and Redis prefix
 }, 60_000);
 afterAll(async () => {
   await second?.close();
