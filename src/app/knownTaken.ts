@@ -19,8 +19,9 @@ import type { KnownTakenMode } from '../config.js';
 
 /** A hold is forgotten this long before it can lapse (clocks and rounding). */
 export const LAPSE_MARGIN_MS = 50;
-/** Shows remembered at most; the least recently touched is forgotten first. */
+/** Shows, and seats over all shows, remembered at most; the least recently touched show is forgotten first. */
 const MAX_SHOWS = 1000;
+const MAX_SEATS = 500_000;
 /** Seats of a confirmed booking stay taken until freed. */
 const BOOKED = Infinity;
 
@@ -35,6 +36,8 @@ interface ShowSeats {
 
 export class KnownTaken {
   private readonly shows = new Map<string, ShowSeats>();
+  /** Entries over all shows. */
+  private seats = 0;
 
   constructor(
     private readonly mode: KnownTakenMode,
@@ -55,32 +58,40 @@ export class KnownTaken {
     const until = untilMs - LAPSE_MARGIN_MS;
     if (until <= this.now()) return;
     const show = this.show(showId);
+    const before = show.until.size;
     // Set, not raised: a seat held anew was free in the database, whatever was known of it.
     for (const seat of seats) show.until.set(seat, until);
     show.firstLapse = Math.min(show.firstLapse, until);
+    this.grew(show, before);
   }
 
   /** A booking this instance confirmed: its seats are taken until freed. */
   booked(showId: string, seats: readonly string[]): void {
     if (this.mode === 'off') return;
     const show = this.show(showId);
+    const before = show.until.size;
     for (const seat of seats) show.until.set(seat, BOOKED);
+    this.grew(show, before);
   }
 
   /** Seats that may be free now (a release, a cancellation, the feed saying so). */
   freed(showId: string, seats: Iterable<string>): void {
     const show = this.shows.get(showId);
     if (!show) return;
+    const before = show.until.size;
     for (const seat of seats) show.until.delete(seat);
+    this.seats -= before - show.until.size;
   }
 
   forgetShow(showId: string): void {
+    this.seats -= this.shows.get(showId)?.until.size ?? 0;
     this.shows.delete(showId);
   }
 
   /** Everything forgotten (the feed lost batches: frees may have been missed). */
   clear(): void {
     this.shows.clear();
+    this.seats = 0;
   }
 
   /** Of `seats`, those known taken now. */
@@ -103,12 +114,14 @@ export class KnownTaken {
     if (now < show.firstLapse) return show.until.size;
     if (now - show.prunedAt < pruneEveryMs) return null;
     show.prunedAt = now;
+    const before = show.until.size;
     let first = Infinity;
     for (const [seat, until] of show.until) {
       if (until <= now) show.until.delete(seat);
       else if (until < first) first = until;
     }
     show.firstLapse = first;
+    this.seats -= before - show.until.size;
     return show.until.size;
   }
 
@@ -124,10 +137,24 @@ export class KnownTaken {
       this.shows.delete(showId);
     } else {
       show = { until: new Map(), firstLapse: Infinity, prunedAt: -Infinity };
-      if (this.shows.size >= MAX_SHOWS) this.shows.delete(this.shows.keys().next().value as string);
+      if (this.shows.size >= MAX_SHOWS) this.forgetShow(this.shows.keys().next().value as string);
     }
     this.shows.set(showId, show);
     return show;
+  }
+
+  /** Counts what `show` gained since it had `before` entries; past MAX_SEATS the least recently touched other shows go. */
+  private grew(show: ShowSeats, before: number): void {
+    this.seats += show.until.size - before;
+    for (const [id, other] of this.shows) {
+      if (this.seats <= MAX_SEATS || other === show) break;
+      this.forgetShow(id);
+    }
+  }
+
+  /** Seats remembered over all shows (tests). */
+  get size(): number {
+    return this.seats;
   }
 }
 

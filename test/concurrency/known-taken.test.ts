@@ -33,6 +33,22 @@ describe('what an instance knows is taken (in memory)', () => {
     expect(k.takenOf('s1', ['A1'])).toEqual([]);
   });
 
+  it('counts what it remembers, and past 500,000 seats forgets the least recently touched shows', () => {
+    const k = new KnownTaken('always', () => true, clock);
+    const seats = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    k.held('a', seats(300_000, 'S'), now + 60_000);
+    k.booked('b', seats(100_000, 'S'));
+    k.freed('b', ['S0', 'S1']);
+    expect(k.size).toBe(399_998);
+    k.held('a', ['S0'], now + 60_000); // touched: 'b' is now the oldest
+    k.held('c', seats(200_000, 'S'), now + 60_000);
+    expect(k.takenOf('b', ['S5'])).toEqual([]);
+    expect(k.takenOf('a', ['S5'])).toEqual(['S5']);
+    expect(k.size).toBe(500_000);
+    k.forgetShow('a');
+    expect(k.size).toBe(200_000);
+  });
+
   it('answers by its mode: always, only while loaded, never', () => {
     let loaded = false;
     expect(new KnownTaken('always', () => loaded).answering).toBe(true);
