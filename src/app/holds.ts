@@ -1,6 +1,6 @@
 // Holds: take seats for a buyer, read a hold, release it.
 import { DomainError, notFound, type Refusal } from '../domain/errors.js';
-import { checkBestAvailable, checkRequestedSeats, refusal, type BestAvailableRequest } from '../domain/holds.js';
+import { checkBestAvailable, checkRequestedSeats, refusal, refusedBeforeSeats, type BestAvailableRequest } from '../domain/holds.js';
 import { showScopedId } from '../domain/ids.js';
 import * as holds from '../db/holds.js';
 import { claimBestSeats, claimSeats, releaseSeats, type BestClaimResult, type ClaimResult } from '../db/seatTransitions.js';
@@ -12,7 +12,6 @@ import type { HallLayout } from './hallCatalog.js';
 import { admissionOf, holdGate } from '../waiting-room/gate.js';
 import { offerFreedSeats } from './waitlist.js';
 import { knownTooFew } from './knownTaken.js';
-import type { ShowRule } from './showRules.js';
 
 export interface HoldView {
   hold_id: string;
@@ -55,9 +54,6 @@ export type HoldAnswer = { hold: HoldView } | { refused: Refusal; inMemory?: tru
 /** A claim's fields when it claimed nothing. */
 const NOT_CLAIMED = { taken: null, expires_at: null, amount: null, currency: null, seat_limit: null, seats_had: null, opens_at: null } as const;
 
-/** Whether the show's sale is open at `nowMs` (the database's clock) by its rules. */
-const onSale = (rule: ShowRule, nowMs: number) => !rule.cancelled && nowMs >= rule.saleOpensAtMs && nowMs < rule.startsAtMs;
-
 /**
  * Plan outside (the request checked against the hall in memory, the waiting room's
  * gate decided in process), then one claim round trip decides. The claim's refusals
@@ -95,22 +91,24 @@ async function holdFor<C extends Claimed>(
       }
       ctx.room.present(showId, admission!.position);
     }
+    // The account first: no foreign key tells a shard that an account is gone (./knownAccounts.ts).
+    if (!(await ctx.accounts.exists(buyer.userId))) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
     const holdId = showScopedId('hold', showId);
-    // What the claim would check before the seats (cancelled, too many, the sale's window), judged on the rules in memory.
     const sentAt = ctx.showRules.dbNow();
-    const knownFirst = rule !== null && ctx.knownTaken.answering && r.count <= rule.perUserLimit && onSale(rule, sentAt);
-    let knownRefusal: C | null = null;
-    const claim = await claimOnItsShard(ctx, buyer, showId, (db) => r.claim(db, holdId), knownFirst ? () => (knownRefusal = r.known(layout)) : null);
+    // Seats known taken decide only once what the claim checks before the seats passes (on the rules in memory;
+    // a cancelled show was refused above).
+    const known = rule && ctx.knownTaken.answering && !refusedBeforeSeats(rule, sentAt, r.count) ? r.known(layout) : null;
+    if (known) ctx.metrics.holdsRefusedFromMemory.inc();
+    const claim = known ?? await claimOnItsShard(ctx, showId, (db) => r.claim(db, holdId));
     result = r.label(claim.outcome);
     if (claim.outcome === 'held') {
       // Taken until the hold can lapse, on the database's clock: at its expiry, and no later than its time
       // to live after the claim was sent as this instance reckons that clock (should the estimate lag).
       const ttlMs = (rule?.holdTtlSeconds ?? 0) * 1000;
       ctx.knownTaken.held(showId, r.seats(claim), Math.min(sentAt + ttlMs, claim.expires_at!.getTime()));
-    }
-    if (claim.outcome === 'held') ctx.holdTally.count(showId, 'created');
-    else if (claim.outcome === r.conflict) ctx.holdTally.count(showId, 'conflict');
-    if (claim.outcome !== 'held') return { refused: r.refused(claim), ...(claim === knownRefusal ? { inMemory: true } : {}) };
+      ctx.holdTally.count(showId, 'created');
+    } else if (claim.outcome === r.conflict) ctx.holdTally.count(showId, 'conflict');
+    if (claim.outcome !== 'held') return { refused: r.refused(claim), ...(known ? { inMemory: true } : {}) };
     return { hold: {
       hold_id: holdId,
       show_id: showId,
@@ -182,19 +180,12 @@ export function holdBestSeats(
 }
 
 /**
- * One claim on the show's shard: the account checked first (no foreign key tells a
- * shard that an account is gone: ./knownAccounts.ts), and once more on the fresh
- * placement when the show was not where this instance's placement said (it moved).
+ * One claim on the show's shard, and once more on the fresh placement when the show
+ * was not where this instance's placement said (it moved).
  */
 async function claimOnItsShard<C extends { outcome: string }>(
-  ctx: Context, buyer: Principal, showId: string, claim: (db: Database) => Promise<C>, known: (() => C | null) | null,
+  ctx: Context, showId: string, claim: (db: Database) => Promise<C>,
 ): Promise<C> {
-  if (!(await ctx.accounts.exists(buyer.userId))) throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');
-  const refused = known?.();
-  if (refused) {
-    ctx.metrics.holdsRefusedFromMemory.inc();
-    return refused;
-  }
   const claimOn = (db: Database) => claim(db).catch((err: unknown) => {
     // A validly signed token whose account no longer exists (e.g. a database reset under a fixed secret).
     if (sqlState(err) === '23503') throw new DomainError('UNAUTHENTICATED', 'this account no longer exists');

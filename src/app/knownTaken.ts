@@ -24,6 +24,8 @@ const MAX_SHOWS = 1000;
 const MAX_SEATS = 500_000;
 /** Seats of a confirmed booking stay taken until freed. */
 const BOOKED = Infinity;
+/** A show's lapsed entries are walked out at most this often. */
+const PRUNE_EVERY_MS = 100;
 
 interface ShowSeats {
   /** Seat → taken until (the database's clock as this instance estimates it, ms). */
@@ -105,14 +107,14 @@ export class KnownTaken {
   /**
    * How many of the hall's seats are known taken now, or null when that would mean
    * a walk over every seat of the show (its earliest lapse has passed: its entries
-   * are pruned at most once per `pruneEveryMs`, and until then nothing is claimed).
+   * are pruned at most once per PRUNE_EVERY_MS, and until then nothing is claimed).
    */
-  takenCount(showId: string, pruneEveryMs = 100): number | null {
+  takenCount(showId: string): number | null {
     const show = this.shows.get(showId);
     if (!show) return 0;
     const now = this.now();
     if (now < show.firstLapse) return show.until.size;
-    if (now - show.prunedAt < pruneEveryMs) return null;
+    if (now - show.prunedAt < PRUNE_EVERY_MS) return null;
     show.prunedAt = now;
     const before = show.until.size;
     let first = Infinity;

@@ -1,5 +1,6 @@
 // Rules about a hold request that need no database. Pure.
 import { ERROR_STATUS, validationFailed, type ErrorCode, type FieldError, type Refusal } from './errors.js';
+import type { ShowRule } from './shows.js';
 
 /** Checks a requested seat list against the hall's seats: no duplicates, no unknown seats. */
 export function checkRequestedSeats(requested: readonly string[], hallSeats: ReadonlySet<string>): void {
@@ -126,4 +127,16 @@ export function bestStartInRow(numbers: readonly number[], free: (n: number) => 
     if (!best || (best.strands && !strands) || (best.strands === strands && distance < best.distance)) best = { start, strands, distance };
   }
   return best?.start ?? null;
+}
+
+/**
+ * What the claim refuses before it looks at any seat, judged on a show's rules at
+ * `nowMs` (the database's clock): more seats than the per-user limit, a sale not
+ * open yet or closed. Null: the seats decide.
+ */
+export function refusedBeforeSeats(rule: ShowRule, nowMs: number, seatCount: number): Refusal | null {
+  if (seatCount > rule.perUserLimit) return refusal('too_many_seats', { seatLimit: rule.perUserLimit });
+  if (nowMs < rule.saleOpensAtMs) return refusal('sale_not_open', { opensAt: new Date(rule.saleOpensAtMs) });
+  if (nowMs >= rule.startsAtMs) return refusal('sale_closed');
+  return null;
 }

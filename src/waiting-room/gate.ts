@@ -3,7 +3,7 @@
 // admission token. In the contract's order: 400 (more seats than the per-user
 // limit) -> 403 SALE_NOT_OPEN / SALE_CLOSED -> 403 QUEUE_REQUIRED.
 import { ERROR_STATUS, type Refusal } from '../domain/errors.js';
-import { refusal } from '../domain/holds.js';
+import { refusedBeforeSeats } from '../domain/holds.js';
 import type { ShowRule } from '../domain/shows.js';
 import type { AdmissionClaims, RoomTokens } from './tokens.js';
 
@@ -25,9 +25,8 @@ export function admissionOf(tokens: RoomTokens, header: string | string[] | unde
 
 /** Why a hold of a waiting-room show is refused before the claim, or null to go on. */
 export function holdGate(rule: ShowRule, nowMs: number, seatCount: number, admission: AdmissionClaims | null, showId: string): Refusal | null {
-  if (seatCount > rule.perUserLimit) return refusal('too_many_seats', { seatLimit: rule.perUserLimit });
-  if (nowMs < rule.saleOpensAtMs) return refusal('sale_not_open', { opensAt: new Date(rule.saleOpensAtMs) });
-  if (nowMs >= rule.startsAtMs) return refusal('sale_closed');
+  const before = refusedBeforeSeats(rule, nowMs, seatCount);
+  if (before) return before;
   if (!admission || admission.showId !== showId) return QUEUE_REQUIRED;
   return null;
 }

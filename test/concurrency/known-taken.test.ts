@@ -8,6 +8,7 @@ import type { Service } from '../../src/service.js';
 import { startSecondInstance, startTestService, type TestService } from '../support/service.js';
 import { createShow, registerBuyers, type Buyer } from '../support/catalog.js';
 import type { HttpClient } from '../support/http.js';
+import { shiftClock } from '../../src/db/clock.js';
 
 describe('what an instance knows is taken (in memory)', () => {
   let now = 1_000_000;
@@ -107,6 +108,22 @@ describe('holds refused from memory, one instance (KNOWN_TAKEN_REFUSALS=always)'
     const won = await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['A2', 'A3'] }, b.token);
     expect(won.status, won.text).toBe(201);
     expect(await refusedFromMemory()).toBe(before + 1);
+  });
+
+  it('answers what the claim checks before the seats first: a seat known taken after the sale closed is SALE_CLOSED', async () => {
+    const [a, b] = buyers as [Buyer, Buyer];
+    const { showId } = await createShow(t, { rows: 1, seatsPerRow: 10, starts_at: new Date(Date.now() + 120_000).toISOString() });
+    expect((await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['A1'] }, a.token)).status).toBe(201);
+    // The show starts (its hold of 600 s still runs): the instance reads the moved clock as it would within a second.
+    await shiftClock(t.service.ctx.db, 180);
+    t.service.ctx.showRules.forget(showId);
+    await t.service.ctx.showRules.get(showId);
+    const before = await refusedFromMemory();
+    const late = await t.http.post(`/v1/shows/${showId}/holds`, { seats: ['A1'] }, b.token);
+    expect(late.status).toBe(403);
+    expect(late.body.code).toBe('SALE_CLOSED');
+    expect(await refusedFromMemory()).toBe(before);
+    await shiftClock(t.service.ctx.db, -180);
   });
 
   it('refuses best available when fewer seats than asked are not known taken, and holds them once lapsed', async () => {

@@ -16,16 +16,19 @@ let migratedImage: Promise<Blob> | null = null;
 
 /** An embedded database in memory with every migration applied, started from the worker's image. */
 async function migratedPglite(): Promise<EmbeddedDatabase> {
-  migratedImage ??= (async () => {
-    const first = await openPglite(null);
-    try {
-      await migrate(first);
-      return await first.image();
-    } finally {
-      await first.close();
-    }
-  })();
-  migratedImage.catch(() => { migratedImage = null; });
+  if (!migratedImage) {
+    migratedImage = (async () => {
+      const first = await openPglite(null);
+      try {
+        await migrate(first);
+        return await first.image();
+      } finally {
+        await first.close();
+      }
+    })();
+    // A failed image is made again by the next caller.
+    migratedImage.catch(() => { migratedImage = null; });
+  }
   return openPglite(null, await migratedImage);
 }
 
