@@ -35,6 +35,7 @@ describe('the on-sale rehearsal, small preset', () => {
     const r = await rehearse(opts, (s) => process.stdout.write(`[onsale] ${s}\n`), entry);
     const h = headline(r);
     process.stdout.write(`[onsale] sold ${h.sold}/${h.totalSeats}, holds ${r.rec.totals.holds}, 409s ${r.rec.totals.conflicts}, admitted ${r.rec.totals.admitted}, ` +
+      `waiting list ${r.rec.totals.waitlisted} joined, ${r.rec.totals.offers} offers, ` +
       `${r.charges} charges, ${r.refunds} refunds, audit ${JSON.stringify(r.audit.checks.map((c) => c.count))}\n`);
     expect(r.audit.checks.filter((c) => c.count > 0)).toEqual([]);
     expect(r.audit.ok).toBe(true);

@@ -4,6 +4,8 @@
 // a bounded number of times, and not at all once the map shows no seat available.
 // A share of buyers asks for best available instead (the service chooses adjacent
 // seats): no map; on NOT_ENOUGH_SEATS it waits for lapsing holds and asks twice more.
+// Finding the show sold out while seats are still held, a share of buyers join its
+// waiting list and pay the offer when one comes.
 import { seededRandom, type Random } from '@boxoffice/paysim';
 import type { QueueEdge } from './edge.js';
 import type { EdgeCache } from './edgeCache.js';
@@ -95,6 +97,50 @@ async function readMap(m: Market, showId: string, want: number, random: Random):
   return { ranked: [...ranked], anyHeld: seats.some((x) => x.status === 'held') };
 }
 
+/**
+ * On a sold-out show's waiting list for `want` seats: joins, then looks at the entry
+ * every 5–10 s for 2–5 minutes at most (then leaves). An offer, a hold the service
+ * made for the buyer, is paid like any hold but without the admission token (an offer
+ * needs none), or walked away from as often as any hold. 'seats' when the join says
+ * seats are free (buy them instead).
+ */
+async function waitForOffer(m: Market, b: BuyerAccount, index: number, showId: string, want: number, random: Random, bookings: string[]): Promise<'booked' | 'not' | 'seats'> {
+  const base = `/v1/shows/${showId}/waitlist`;
+  const j = await m.http.send('waitlist join', 'POST', base, { token: b.token, body: { count: want } });
+  if (j?.status === 409 && j.body?.code === 'SEATS_AVAILABLE') return 'seats';
+  if (j?.status !== 201 && j?.status !== 200) return 'not';
+  m.rec.count('waitlisted');
+  const until = Math.min(m.stopAt, performance.now() + (120 + random() * 180) * 1000);
+  while (performance.now() < until) {
+    await wait(m, 5000 + random() * 5000);
+    const e = await m.http.send('waitlist status', 'GET', `${base}/me`, { token: b.token });
+    if (!e || e.status === 503 || e.status === 429) continue;
+    if (e.status !== 200 || (e.body.status !== 'waiting' && e.body.status !== 'offered')) return 'not';
+    if (e.body.status === 'waiting') continue;
+    const holdId = e.body.hold_id as string;
+    const seats = e.body.count as number;
+    m.rec.count('offers');
+    m.holds.push({ id: holdId, token: b.token });
+    if (random() < m.opts.abandonRate) {
+      m.rec.count('abandoned');
+      m.rec.lapses(Date.parse(e.body.expires_at as string) - Date.now());
+      return 'not';
+    }
+    m.rec.heldNow += seats;
+    let end;
+    try {
+      end = await pay({ http: m.http, rec: m.rec, mix: m.opts, random, stopAt: m.stopAt, bookings, keyPrefix: `onsale-${m.opts.seed}-${index}-offer` }, b.token, holdId, seats, {});
+    } finally {
+      m.rec.heldNow -= seats;
+    }
+    if (end === 'gave_up') await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+    return end === 'confirmed' ? 'booked' : 'not';
+  }
+  // Out of patience (or the run ended): off the list; an offer made meanwhile moves on.
+  await m.http.send('waitlist leave', 'DELETE', `${base}/me`, { token: b.token });
+  return 'not';
+}
+
 /** Holds and pays for seats of one show; true once a booking is confirmed. */
 async function buySeats(m: Market, b: BuyerAccount, index: number, showId: string, admission: string | null, random: Random): Promise<boolean> {
   const gate: Record<string, string> = admission ? { 'admission-token': admission } : {};
@@ -109,6 +155,15 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
   let failedReads = 0;
   let shed = 0;
   let notEnough = 0;
+  let listTried = false;
+  /** No seats to be had now: the buyer leaves (false), or waits on the list (its outcome), or null: seats are free after all. */
+  const soldOut = async (): Promise<boolean | null> => {
+    m.rec.soldOutSeenAt ??= performance.now();
+    if (listTried || random() >= m.opts.waitlistRate) return false;
+    listTried = true;
+    const r = await waitForOffer(m, b, index, showId, want, random, bookings);
+    return r === 'seats' ? null : r === 'booked';
+  };
   try {
     for (let attempt = 0; attempt < m.opts.maxAttempts && !after(m);) {
       let seats: string[];
@@ -122,7 +177,12 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
           m.rec.count('conflicts');
           m.rec.count('bestConflicts');
           // No run of this length left: perhaps after some holds lapse; asked three times at most.
-          if (++notEnough >= 3) { m.rec.soldOutSeenAt ??= performance.now(); return false; }
+          if (++notEnough >= 3) {
+            const listed = await soldOut();
+            if (listed !== null) return listed;
+            notEnough = 0;
+            continue;
+          }
           await wait(m, 3000 + random() * 3000);
           continue;
         }
@@ -140,7 +200,12 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
       }
       if (view.ranked.length === 0) {
         // Nothing available: sold out, unless someone's hold may still lapse; look twice more at most.
-        if (!view.anyHeld || ++emptyReads > 2) { m.rec.soldOutSeenAt ??= performance.now(); return false; }
+        if (!view.anyHeld) { m.rec.soldOutSeenAt ??= performance.now(); return false; }
+        if (++emptyReads > 2) {
+          const listed = await soldOut();
+          if (listed !== null) return listed;
+          emptyReads = 0;
+        }
         view = null;
         await wait(m, 3000 + random() * 3000);
         continue;
@@ -174,6 +239,7 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
         m.rec.count('abandoned');
         // Half close the tab (the hold lapses), half press "release".
         if (random() < 0.5) await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+        else m.rec.lapses(Date.parse(h.body.expires_at as string) - Date.now());
         return false;
       }
       m.rec.heldNow += seats.length;

@@ -10,6 +10,11 @@ export interface Headline {
   soldOutSeconds: number | null;
   /** Seconds until 95 % of the seats were booked (the tail after it is mostly lapsed holds sold again). */
   sold95Seconds: number | null;
+  /**
+   * Seconds until the last hold a buyer walked away from (closed the tab) lapsed: the
+   * show cannot sell out before it, whatever the service does. Null when none lapsed.
+   */
+  lastLapseSeconds: number | null;
   /** Seats ÷ (admission ceiling per second × seats per purchase): the fastest the room could sell out; null without a waiting room. */
   admissionBoundSeconds: number | null;
   seatsPerPurchase: number;
@@ -52,6 +57,7 @@ export function headline(r: RunResult): Headline {
   const to98 = at98 ? Math.max(0, Math.floor(at98.t)) : null;
   return {
     totalSeats, sold, soldOutSeconds, sold95Seconds: samples.seats.find((s) => s.booked >= 0.95 * totalSeats)?.t ?? null,
+    lastLapseSeconds: rec.lastLapseAt === null ? null : (rec.lastLapseAt - rec.startedAt) / 1000,
     admissionBoundSeconds: opts.waitingRoom ? totalSeats / ((ceiling / 60) * seatsPerPurchase) : null,
     seatsPerPurchase,
     holdsPerSecond: rec.totals.holds / window,

@@ -23,7 +23,9 @@ runBenchmark(async () => {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`\n${r.opts.preset}: sold ${h.sold} of ${h.totalSeats} seats; ${h.soldOutSeconds === null ? 'did not sell out' : `sold out after ${h.soldOutSeconds.toFixed(1)} s`}` +
     `${h.sold95Seconds === null ? '' : `, 95 % after ${h.sold95Seconds.toFixed(1)} s`}` +
-    `${h.admissionBoundSeconds === null ? '' : ` (admission-bound limit ${h.admissionBoundSeconds.toFixed(1)} s)`}`);
+    `${h.admissionBoundSeconds === null ? '' : ` (admission-bound limit ${h.admissionBoundSeconds.toFixed(1)} s)`}` +
+    `${h.lastLapseSeconds === null ? '' : `; the last hold walked away from lapsed after ${h.lastLapseSeconds.toFixed(1)} s`}`);
+  if (r.rec.totals.waitlisted > 0) say(`waiting list: ${r.rec.totals.waitlisted} joined, ${r.rec.totals.offers} offers received`);
   const pc = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)} %`);
   say(`409 rate: chosen seats ${pc(h.chosenConflictRate)}, best available ${pc(h.bestConflictRate)} (until the last 2 % of seats ${pc(h.bestConflictRateTo98)})`);
   say(`holds/s ${h.holdsPerSecond.toFixed(1)}, bookings/s ${h.bookingsPerSecond.toFixed(1)}, 409 rate ${(100 * h.conflictRate).toFixed(1)} %, 503s ${h.shed}, timeouts ${h.timeouts}` +

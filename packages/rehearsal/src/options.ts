@@ -24,6 +24,11 @@ export interface Options {
   bestAvailableRate: number;
   /** Weekday: the share of arrivals who only browse. */
   browseOnlyRate: number;
+  /**
+   * Share of buyers who, finding the show sold out while some seats are still held,
+   * join its waiting list and wait (a few minutes at most) for an offer, then pay it.
+   */
+  waitlistRate: number;
   /** Share of buyers who walk away after the hold (half release it, half let it expire). */
   abandonRate: number;
   declineRate: number;
@@ -54,20 +59,20 @@ const MIX = { abandonRate: 0.05, declineRate: 0.03, slowRate: 0.05, timeoutRate:
 
 export const PRESETS: Readonly<Record<PresetName, Readonly<Preset>>> = Object.freeze({
   cinema: {
-    buyers: 100_000, seats: 200, shows: 1, arrivalSeconds: 60, waitingRoom: false, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0,
+    buyers: 100_000, seats: 200, shows: 1, arrivalSeconds: 60, waitingRoom: false, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0, waitlistRate: 0,
     ...MIX, chaos: false, maxAttempts: 6, holdTtlSeconds: 60, admitPerMinute: 600, maxSeconds: 600, settleSeconds: 120,
   },
   stadium: {
-    buyers: 200_000, seats: 60_000, shows: 1, arrivalSeconds: 180, waitingRoom: true, sections: true, seatsPerBuyer: [1, 4], bestAvailableRate: 0.7, browseOnlyRate: 0,
+    buyers: 200_000, seats: 60_000, shows: 1, arrivalSeconds: 180, waitingRoom: true, sections: true, seatsPerBuyer: [1, 4], bestAvailableRate: 0.7, browseOnlyRate: 0, waitlistRate: 0.5,
     ...MIX, chaos: false, maxAttempts: 6, holdTtlSeconds: 120, admitPerMinute: 4800, maxSeconds: 780, settleSeconds: 120,
   },
   weekday: {
-    buyers: 7_200, seats: 300, shows: 40, arrivalSeconds: 300, waitingRoom: false, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0.5,
+    buyers: 7_200, seats: 300, shows: 40, arrivalSeconds: 300, waitingRoom: false, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0.5, waitlistRate: 0,
     ...MIX, chaos: false, maxAttempts: 4, holdTtlSeconds: 120, admitPerMinute: 600, maxSeconds: 420, settleSeconds: 120,
   },
   // The rehearsal `npm test` runs: small enough for a minute, with chaos on.
   small: {
-    buyers: 2_000, seats: 200, shows: 1, arrivalSeconds: 10, waitingRoom: true, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0,
+    buyers: 2_000, seats: 200, shows: 1, arrivalSeconds: 10, waitingRoom: true, sections: false, seatsPerBuyer: [1, 4], bestAvailableRate: 0.3, browseOnlyRate: 0, waitlistRate: 0.3,
     ...MIX, chaos: true, maxAttempts: 6, holdTtlSeconds: 15, admitPerMinute: 1200, maxSeconds: 60, settleSeconds: 60,
   },
 });
@@ -78,6 +83,7 @@ export const USAGE = `npm run onsale -- [options]
   --waiting-room | --no-waiting-room      --admit-per-minute N (ceiling of a service it starts)
   --decline-rate R  --slow-rate R  --timeout-rate R  --abandon-rate R   (shares 0..1)
   --best-available R                      (share 0..1 of buyers asking for best available; stadium 0.7, others 0.3)
+  --waitlist R                            (share 0..1 of buyers who join a sold-out show's waiting list; stadium 0.5, small 0.3, others 0)
   --chaos | --no-chaos                    (the payment simulator's chaos settings; with --url only on --chaos, put back at the end)
   --origin-maps                           (every buyer reads the seat map from the service, no edge cache)
   --max-seconds S  --settle-seconds S  --hold-ttl-seconds S
@@ -107,7 +113,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     args: argv, strict: true, allowPositionals: false,
     options: {
       preset: text, buyers: text, seats: text, 'arrival-seconds': text, seed: text, 'waiting-room': flag, 'no-waiting-room': flag,
-      'admit-per-minute': text, 'best-available': text, 'decline-rate': text, 'slow-rate': text, 'timeout-rate': text, 'abandon-rate': text, chaos: flag, 'no-chaos': flag,
+      'admit-per-minute': text, 'best-available': text, waitlist: text, 'decline-rate': text, 'slow-rate': text, 'timeout-rate': text, 'abandon-rate': text, chaos: flag, 'no-chaos': flag,
       'max-seconds': text, 'settle-seconds': text, 'hold-ttl-seconds': text, url: text, 'admin-email': text, 'admin-password': text, 'paysim-url': text,
       'report-dir': text, 'origin-maps': flag, help: flag,
     },
@@ -132,6 +138,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     seatsPerBuyer: p.seatsPerBuyer,
     bestAvailableRate: share('best-available', v['best-available'], p.bestAvailableRate),
     browseOnlyRate: p.browseOnlyRate,
+    waitlistRate: share('waitlist', v.waitlist, p.waitlistRate),
     abandonRate: share('abandon-rate', v['abandon-rate'], p.abandonRate),
     declineRate: share('decline-rate', v['decline-rate'], p.declineRate),
     slowRate: share('slow-rate', v['slow-rate'], p.slowRate),

@@ -3,11 +3,11 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Latencies } from './latencies.js';
 
-export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse', 'queue status'] as const;
+export const STEPS = ['queue join', 'admit', 'sections', 'map', 'hold', 'booking', 'booking status', 'release', 'browse', 'queue status', 'waitlist join', 'waitlist status', 'waitlist leave'] as const;
 export type Step = (typeof STEPS)[number];
 
 /** holdAttempts and conflicts count both kinds of hold; bestAttempts and bestConflicts (NOT_ENOUGH_SEATS) the best-available ones among them. */
-export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'bestAttempts' | 'bestConflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned';
+export type Counter = 'holdAttempts' | 'holds' | 'conflicts' | 'bestAttempts' | 'bestConflicts' | 'shed' | 'limited' | 'timeouts' | 'bookings' | 'seatsSold' | 'admitted' | 'abandoned' | 'waitlisted' | 'offers';
 
 /** How often the loop's lateness is sampled (monitorEventLoopDelay's resolution: its figures include it). */
 const LOOP_RESOLUTION_MS = 20;
@@ -35,9 +35,9 @@ export class Recorder {
   /** [second][step] → latencies answered in that second. */
   private readonly perSecond: Map<Step, number[]>[] = [];
   private readonly counters: Record<Counter, number[]> = {
-    holdAttempts: [], holds: [], conflicts: [], bestAttempts: [], bestConflicts: [], shed: [], limited: [], timeouts: [], bookings: [], seatsSold: [], admitted: [], abandoned: [],
+    holdAttempts: [], holds: [], conflicts: [], bestAttempts: [], bestConflicts: [], shed: [], limited: [], timeouts: [], bookings: [], seatsSold: [], admitted: [], abandoned: [], waitlisted: [], offers: [],
   };
-  readonly totals: Record<Counter, number> = { holdAttempts: 0, holds: 0, conflicts: 0, bestAttempts: 0, bestConflicts: 0, shed: 0, limited: 0, timeouts: 0, bookings: 0, seatsSold: 0, admitted: 0, abandoned: 0 };
+  readonly totals: Record<Counter, number> = { holdAttempts: 0, holds: 0, conflicts: 0, bestAttempts: 0, bestConflicts: 0, shed: 0, limited: 0, timeouts: 0, bookings: 0, seatsSold: 0, admitted: 0, abandoned: 0, waitlisted: 0, offers: 0 };
   readonly fates: BuyerFate[] = [];
   readonly statuses = new Map<string, number>();
   /** Seats in the buyers' active holds right now, and buyers waiting in a queue. */
@@ -45,6 +45,12 @@ export class Recorder {
   waitingNow = 0;
   arrived = 0;
   done = 0;
+  /**
+   * performance.now() at which the latest-lapsing hold a buyer walked away from (closed
+   * the tab) runs out: its seats are held until then and sold only after, so the show
+   * cannot sell out before it. Null when nobody let a hold lapse.
+   */
+  lastLapseAt: number | null = null;
   /** Set once a buyer finds no seat left on the map (or the room says sold out). */
   soldOutSeenAt: number | null = null;
   /**
@@ -84,6 +90,12 @@ export class Recorder {
   /** The longest stall of the buyers' loop in the last `n` whole seconds, ms. */
   recentStallMs(n: number): number {
     return Math.max(0, ...lastSeconds(this.ownStallMs, this.second(), n));
+  }
+
+  /** A hold walked away from, lapsing `inMs` from now. */
+  lapses(inMs: number): void {
+    const at = performance.now() + inMs;
+    if (this.lastLapseAt === null || at > this.lastLapseAt) this.lastLapseAt = at;
   }
 
   second(at = performance.now()): number {

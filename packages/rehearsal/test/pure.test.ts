@@ -97,6 +97,20 @@ describe('rehearsal setup and options', () => {
     expect(() => parseOptions(['--decline-rate', '2'], {})).toThrow(/decline-rate/);
     expect(() => parseOptions(['--url', 'http://127.0.0.1:3000'], {})).toThrow(/admin-email/);
   });
+  it('sends a share of the buyers who find a show sold out to its waiting list: half in a stadium, none in a cinema', () => {
+    expect(parseOptions(['--preset', 'stadium'], {}).waitlistRate).toBe(0.5);
+    expect(parseOptions(['--preset', 'cinema'], {}).waitlistRate).toBe(0);
+    expect(parseOptions(['--preset', 'cinema', '--waitlist', '0.25'], {}).waitlistRate).toBe(0.25);
+    expect(() => parseOptions(['--waitlist', '1.5'], {})).toThrow(/--waitlist/);
+  });
+  it('keeps the latest lapse of a hold walked away from: the show cannot sell out before it', () => {
+    const rec = new Recorder();
+    expect(rec.lastLapseAt).toBeNull();
+    rec.lapses(120_000);
+    rec.lapses(30_000);
+    expect(rec.lastLapseAt! - rec.startedAt).toBeGreaterThanOrEqual(120_000);
+    expect(rec.lastLapseAt! - rec.startedAt).toBeLessThan(121_000);
+  });
   it('leaves the chaos of a simulator it did not start alone unless --chaos says otherwise', () => {
     const running = ['--url', 'http://127.0.0.1:3000', '--admin-email', 'a@b.c', '--admin-password', 'password', '--paysim-url', 'http://127.0.0.1:12111'];
     expect(parseOptions(['--preset', 'small'], {}).chaos).toBe(true);
