@@ -23,7 +23,7 @@ import { runBenchmark, onCleanup } from './lib/cleanup.js';
 import { writeSummary } from './lib/summary.js';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBareHttp, startService, type Child } from './lib/child.js';
-import { adminToken, call, closeApiClient, createShow, registerBuyers } from './lib/api.js';
+import { adminToken, call, closeApiClient, createShow, registerBuyers, replayedHeaders } from './lib/api.js';
 import { adjacentPairs, compactSeats, holdLoad, holdSpecs, shed } from './lib/holdRace.js';
 import { interleave, reportErrors, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
 import { cpuTable, type CpuRow } from './lib/report.js';
@@ -76,8 +76,7 @@ runBenchmark(async () => {
     if ((r.headers['content-encoding'] ?? 'identity') !== coding) throw new Error(`${mapPath}: asked for ${coding}, got ${String(r.headers['content-encoding'])}`);
     const file = path.join(workDir, `map-${coding}.bin`);
     writeFileSync(file, r.raw);
-    const headers: Record<string, string> = {};
-    for (const h of ['content-type', 'content-encoding', 'vary', 'etag', 'cache-control']) if (r.headers[h] !== undefined) headers[h] = String(r.headers[h]);
+    const headers = replayedHeaders(r);
     manifest.push({ url: mapPath, acceptEncoding: coding === 'identity' ? '' : coding, file, headers });
     recorded.set(coding, r.raw.length);
   }

@@ -21,7 +21,7 @@ import { writeSummary } from './lib/summary.js';
 import { backendCpuMeter, createBenchDatabase } from './lib/db.js';
 import { REPO_ROOT, machineBusySeconds, profileFlags, startBare, startService, type Child } from './lib/child.js';
 import { cpuTable } from './lib/report.js';
-import { adminToken, call, closeApiClient, createShow, registerBuyers, type HallLayoutRow } from './lib/api.js';
+import { adminToken, call, closeApiClient, createShow, registerBuyers, replayedHeaders, type HallLayoutRow } from './lib/api.js';
 import { holdChurn, type HoldChurn } from './lib/holdChurn.js';
 import { interleave, reportErrors, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
 import { envList, envNumber, fixed, table } from './lib/stats.js';
@@ -111,8 +111,7 @@ runBenchmark(async () => {
       checks.push(`${s.key} ${coding}: ${r.raw.length} bytes on the wire, ${seats} seats` + (plainJson && coding !== 'identity' ? `, decodes to ${json === plainJson ? 'the same JSON as' : 'JSON DIFFERENT from'} the plain answer` : ''));
       const file = path.join(workDir, `${s.key.replace(/\W/g, '_')}-${coding}.bin`);
       writeFileSync(file, r.raw);
-      const headers: Record<string, string> = {};
-      for (const h of ['content-type', 'content-encoding', 'vary', 'etag', 'cache-control']) if (r.headers[h] !== undefined) headers[h] = String(r.headers[h]);
+      const headers = replayedHeaders(r);
       manifest.push({ url: s.path, acceptEncoding: coding === 'identity' ? '' : coding, file, headers });
       recorded.set(`${s.key} ${coding}`, { bytes: r.raw.length, decoded: json.length, etag: headers.etag ?? '' });
     }

@@ -18,6 +18,20 @@ export interface Answer {
   raw: Buffer;
 }
 
+/** Headers Node's HTTP server writes itself on every answer (or per connection): a replay does not copy them. */
+const WRITTEN_PER_ANSWER = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/**
+ * The headers of a recorded answer for a bare server to replay: every one the service
+ * sent (security headers included) but those Node writes itself, so that both send the
+ * same bytes.
+ */
+export function replayedHeaders(a: Answer): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(a.headers)) if (value !== undefined && !WRITTEN_PER_ANSWER.has(name)) out[name] = String(value);
+  return out;
+}
+
 /** `raw` sends those exact bytes as JSON (a signed webhook); `body` is serialised. */
 export async function call(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...o.headers };

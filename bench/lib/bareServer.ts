@@ -3,8 +3,8 @@
 //            pg Pool of the service's size; no auth, no validation, no schemas. The
 //            buyer comes from the x-bench-user header the load generator sends.
 //   static — GET /v1/shows/:id/seats (and …/sections) sends fixed bodies from memory
-//            with the service's headers (content-type, content-encoding, vary, etag,
-//            cache-control), picked by URL and Accept-Encoding; honours If-None-Match.
+//            with the service's headers (all but those Node writes itself), picked
+//            by URL and Accept-Encoding; honours If-None-Match.
 //   refuse — POST /v1/shows/:id/holds and /v1/bookings answer 503 OVERLOADED with
 //            Retry-After at once: what a refusal costs with no work before it.
 // Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_MANIFEST (static: a JSON list of

@@ -40,7 +40,7 @@ function view(e: list.EntryRow): EntryView {
  */
 export async function joinWaitlist(ctx: Context, buyer: Principal, showId: string, count: number): Promise<{ entry: EntryView; created: boolean }> {
   const db = await ctx.inventory.ofShow(showId);
-  const facts = await list.joinFacts(db, showId, count);
+  const facts = await list.joinRules(db, showId);
   if (!facts) throw notFound('show');
   if (!Number.isInteger(count) || count < 1 || count > facts.per_user_limit) {
     throw validationFailed(`count must be 1..${facts.per_user_limit}`, [{ path: '/count', message: `must be 1..${facts.per_user_limit}` }]);
@@ -54,7 +54,7 @@ export async function joinWaitlist(ctx: Context, buyer: Principal, showId: strin
     if (entry?.status === 'waiting') return list.changeCount(tx, showId, buyer.userId, count);
     if (entry?.status === 'offered') return; // an open offer stands as it is
     // Checked under the list's lock: an offer pass cannot be handing these seats out meanwhile.
-    if ((await list.joinFacts(tx, showId, count))!.seats_free) {
+    if (await list.adjacentSeatsFree(tx, showId, count)) {
       throw new DomainError('SEATS_AVAILABLE', `${count} adjacent seats are free: hold them instead`);
     }
     await list.joinAtBack(tx, showId, buyer.userId, count);

@@ -106,14 +106,22 @@ export async function showsWithWaiting(db: Queryable): Promise<string[]> {
   return r.rows.map((x) => x.show_id);
 }
 
-/** What a join needs to know about the show: its rules, and whether `count` adjacent seats are free. */
-export async function joinFacts(db: Queryable, showId: string, count: number): Promise<{ per_user_limit: number; started: boolean; cancelled: boolean; seats_free: boolean } | null> {
-  const r = await db.query<{ per_user_limit: number; started: boolean; cancelled: boolean; seats_free: boolean }>(
+/** What a join needs to know about the show's rules; null when there is no such show. */
+export async function joinRules(db: Queryable, showId: string): Promise<{ per_user_limit: number; started: boolean; cancelled: boolean } | null> {
+  const r = await db.query<{ per_user_limit: number; started: boolean; cancelled: boolean }>(
     `select per_user_limit, starts_at <= bo_now() as started,
-            exists (select 1 from show_cancellations c where c.show_id = shows.id) as cancelled,
-            cardinality(waitlist_adjacent_free_seats(id, least($2::int, per_user_limit))) > 0 as seats_free
+            exists (select 1 from show_cancellations c where c.show_id = shows.id) as cancelled
        from shows where id = $1`,
-    [showId, count],
+    [showId],
   );
   return r.rows[0] ?? null;
+}
+
+/**
+ * Whether `count` adjacent seats of the show are free (available, or held past their
+ * expiry): reads the show's free seats, so a join asks it once, under the list's lock.
+ */
+export async function adjacentSeatsFree(tx: Queryable, showId: string, count: number): Promise<boolean> {
+  const r = await tx.query<{ free: boolean }>('select cardinality(waitlist_adjacent_free_seats($1, $2::int)) > 0 as free', [showId, count]);
+  return r.rows[0]!.free;
 }

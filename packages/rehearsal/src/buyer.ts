@@ -99,7 +99,8 @@ async function readMap(m: Market, showId: string, want: number, random: Random):
 
 /**
  * On a sold-out show's waiting list for `want` seats: joins, then looks at the entry
- * every 5–10 s for 2–5 minutes at most (then leaves). An offer, a hold the service
+ * every 5–10 s for 2–5 minutes at most, or until the waiting room says every seat is
+ * booked (then leaves). An offer, a hold the service
  * made for the buyer, is paid like any hold but without the admission token (an offer
  * needs none), or walked away from as often as any hold. 'seats' when the join says
  * seats are free (buy them instead).
@@ -113,6 +114,8 @@ async function waitForOffer(m: Market, b: BuyerAccount, index: number, showId: s
   const until = Math.min(m.stopAt, performance.now() + (120 + random() * 180) * 1000);
   while (performance.now() < until) {
     await wait(m, 5000 + random() * 5000);
+    // Every seat booked, as the waiting room's page says: nothing will be offered.
+    if (m.edge?.status?.sold_out) break;
     const e = await m.http.send('waitlist status', 'GET', `${base}/me`, { token: b.token });
     if (!e || e.status === 503 || e.status === 429) continue;
     if (e.status !== 200 || (e.body.status !== 'waiting' && e.body.status !== 'offered')) return 'not';
