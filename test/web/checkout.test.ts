@@ -64,8 +64,9 @@ describeInBrowser('web app: checkout', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/holds\/[^/]+$/);
     await page.getByRole('heading', { name: 'Checkout' }).waitFor();
-    // The new page has the focus (its main content), not the vanished button.
-    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+    // The new page has the focus (its main content), not the vanished button: moved once the
+    // page has rendered, which may be a frame after its heading appears.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
     await page.getByText('row F, seat 7').waitFor();
     await page.getByText('€20.00', { exact: true }).waitFor();
     await page.getByRole('timer').getByText(/Seats held for \d+:\d\d/).waitFor();
