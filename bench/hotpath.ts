@@ -8,7 +8,7 @@
 //              (available or expired → held for 1 s) through a pg Pool of the same size.
 //   seat map — GET /v1/shows/{id}/seats of that show (plain, and br as a browser asks)
 //              vs bare node:http sending the bytes recorded from ours with the same
-//              content-type, content-encoding, vary, etag and cache-control.
+//              headers (all but those Node writes itself: date, connection, length).
 //
 //   npm run bench:hotpath   BENCH_SECONDS=10 BENCH_WARMUP_SECONDS=2 BENCH_ROUNDS=2
 //   BENCH_CONNECTIONS=64,256 (holds)   BENCH_MAP_CONNECTIONS=64   BENCH_CODINGS=identity,br (empty: no map rows)
@@ -93,18 +93,24 @@ runBenchmark(async () => {
   const bodies = adjacentPairs(show.rows, SEATS_PER_ROW);
   const specs = holdSpecs(show.showId, buyers);
   const servers = { boxoffice: service, 'bare node:http': bareClaim };
-  const holds: { c: number; ours: LoadResult; bare: LoadResult; refusedAll: number }[] = [];
+  const holds: { c: number; ours: LoadResult; bare: LoadResult; refusedAll: number; fromMemory: number }[] = [];
   for (const c of levels) {
     note(`\nC=${c}: holds, boxoffice (live map on, ${viewers} viewers) and bare node:http (one UPDATE), pool ${poolSize}, ${rounds} round(s) each, ABBA order; load ${load1()}`);
     // The 503s of the whole slice, warm-up included (the service's own count): a limit that sheds only while it settles still sheds.
     let refusedAll = 0;
+    // Holds answered 409 from what the service knows is taken, without the database (warm-ups included).
+    let fromMemory = 0;
     const r = await interleave(['boxoffice', 'bare node:http'] as const, rounds, seconds, async (target, s, round) => {
-      const before = target === 'boxoffice' ? (await holdLimit(service.baseUrl)).refused : 0;
+      const before = target === 'boxoffice' ? await holdLimit(service.baseUrl) : null;
       const result = await holdLoad({ label: `${target}${rounds > 1 ? ` ${round + 1}/${rounds}` : ''}`, server: servers[target], connections: c, seconds: s, warmupSeconds, specs, bodies, dbCpu });
-      if (target === 'boxoffice') refusedAll += (await holdLimit(service.baseUrl)).refused - before;
+      if (before) {
+        const after = await holdLimit(service.baseUrl);
+        refusedAll += after.refused - before.refused;
+        fromMemory += after.fromMemory - before.fromMemory;
+      }
       return result;
     }, () => compactSeats(db.url));
-    holds.push({ c, ours: r.boxoffice, bare: r['bare node:http'], refusedAll });
+    holds.push({ c, ours: r.boxoffice, bare: r['bare node:http'], refusedAll, fromMemory });
   }
 
   const mapLoad = (label: string, server: Child, connections: number, spec: RequestSpec, s: number) => runLoad({
@@ -149,7 +155,8 @@ runBenchmark(async () => {
     rows.push([String(h.c), 'holds', 'boxoffice', fixed(h.ours.rate, 0), ...lat(h.ours), `${shed(h.ours)} (${h.refusedAll})`, errs(h.ours), fixed(ratio, 2)]);
     rows.push([String(h.c), 'holds', 'bare node:http', fixed(h.bare.rate, 0), ...lat(h.bare), String(shed(h.bare)), errs(h.bare), '1.00']);
     const ok = ratio >= GOAL_HOLDS && h.refusedAll === 0;
-    verdicts.push(`C=${h.c} holds: ${fixed(ratio, 2)}× bare, ${shed(h.ours)} answered 503 in the measured windows, ${h.refusedAll} in its slices with their warm-ups (goal >= ${GOAL_HOLDS}× and no 503: ${ok ? 'met' : 'MISSED'})`);
+    verdicts.push(`C=${h.c} holds: ${fixed(ratio, 2)}× bare, ${shed(h.ours)} answered 503 in the measured windows, ${h.refusedAll} in its slices with their warm-ups (goal >= ${GOAL_HOLDS}× and no 503: ${ok ? 'met' : 'MISSED'}); ` +
+      `held/409 ours ${h.ours.counts[0]}/${h.ours.counts[1]}, bare ${h.bare.counts[0]}/${h.bare.counts[1]}; ${h.fromMemory} of ours' 409s (warm-ups included) from seats known taken, without the database`);
   }
   for (const m of maps) {
     const ratio = m.ours.rate / m.bare.rate;
@@ -198,9 +205,10 @@ function sumOf(a: ArrayLike<number>): number {
   return s;
 }
 
-/** The holds' limit, in flight and refusals so far, as the service's /metrics say. */
-async function holdLimit(baseUrl: string): Promise<{ limit: number; inFlight: number; refused: number }> {
+/** The holds' limit, in flight and refusals so far, and holds refused from seats known taken, as the service's /metrics say. */
+async function holdLimit(baseUrl: string): Promise<{ limit: number; inFlight: number; refused: number; fromMemory: number }> {
   const r = await call(baseUrl, 'GET', '/metrics');
   const pick = (name: string) => Number(new RegExp(`^${name}\\{path="hold"\\} (\\S+)$`, 'm').exec(r.text)?.[1] ?? NaN);
-  return { limit: pick('boxoffice_purchase_limit'), inFlight: pick('boxoffice_purchase_in_flight'), refused: pick('boxoffice_purchase_rejections_total') };
+  const fromMemory = Number(/^boxoffice_holds_refused_known_taken_total (\S+)$/m.exec(r.text)?.[1] ?? 0);
+  return { limit: pick('boxoffice_purchase_limit'), inFlight: pick('boxoffice_purchase_in_flight'), refused: pick('boxoffice_purchase_rejections_total'), fromMemory };
 }

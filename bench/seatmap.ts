@@ -181,7 +181,7 @@ runBenchmark(async () => {
   say(`== bench:seatmap — a 200-seat show's map (40 seats held throughout) and stadium section ${section} (GET …/seats?section=), SEATMAP_CACHE_MS default, closed loop`);
   say(`   while the rows of a show run, holds and releases run on that show at ${holdRate}/s through the API (2 random seats a hold, 6 buyers), so the cache is rebuilt on changing data`);
   say(`   ${seconds} s measured per target and row${rounds > 1 ? ` (${rounds} slices of ${fixed(seconds / rounds, 1)} s, ABBA order)` : ''}, each slice after ${warmupSeconds} s warm-up; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); node ${process.version}; load average ${fixed(loadStart, 1)} at start, ${fixed(os.loadavg()[0]!, 1)} at end`);
-  say('   bare route: Fastify, logger off, the same bytes from memory with the same content-type, content-encoding, vary, etag and cache-control, picked by URL and Accept-Encoding');
+  say('   bare route: Fastify, logger off, the same bytes from memory with the same headers (all but those Node writes itself), picked by URL and Accept-Encoding');
   say(`   the whole stadium map: ${fullStadium[0]!.raw.length} bytes, ${fullStadium[1]!.raw.length} with br`);
   const rows: string[][] = [];
   const verdicts: string[] = [];
