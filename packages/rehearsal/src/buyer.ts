@@ -100,10 +100,9 @@ async function readMap(m: Market, showId: string, want: number, random: Random):
 /**
  * On a sold-out show's waiting list for `want` seats: joins, then looks at the entry
  * every 5–10 s for 2–5 minutes at most, or until the waiting room says every seat is
- * booked (then leaves). An offer, a hold the service
- * made for the buyer, is paid like any hold but without the admission token (an offer
- * needs none), or walked away from as often as any hold. 'seats' when the join says
- * seats are free (buy them instead).
+ * booked (then leaves). An offer, a hold the service made for the buyer, is paid like
+ * any hold but without the admission token (an offer needs none), or walked away from
+ * as often as any hold. 'seats' when the join says seats are free (buy them instead).
  */
 async function waitForOffer(m: Market, b: BuyerAccount, index: number, showId: string, want: number, random: Random, bookings: string[]): Promise<'booked' | 'not' | 'seats'> {
   const base = `/v1/shows/${showId}/waitlist`;
