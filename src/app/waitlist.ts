@@ -79,6 +79,9 @@ export async function myEntry(ctx: Context, buyer: Principal, showId: string): P
  */
 export async function leaveWaitlist(ctx: Context, buyer: Principal, showId: string): Promise<void> {
   const db = await ctx.inventory.ofShow(showId);
+  // Most leave while waiting (all at once when a show sells out): one row each, not queued
+  // behind joins and offer passes on the list's lock. Only an open offer needs it.
+  if (await list.leaveWhileWaiting(db, showId, buyer.userId)) return;
   await db.transaction(async (tx) => {
     await list.lockList(tx, showId);
     const { left, holdId } = await list.leave(tx, showId, buyer.userId);

@@ -54,6 +54,17 @@ export async function changeCount(tx: Queryable, showId: string, userId: string,
   await tx.query(`update waitlist_entries set count = $3 where show_id = $1 and user_id = $2 and status = 'waiting'`, [showId, userId, count]);
 }
 
+/**
+ * Leaves the line while only waiting (no offer open): one row, without the list's lock.
+ * An offer pass that picked the entry meanwhile takes it only while it is still waiting
+ * (offerSeats locks the row and checks), so it finds it gone, or has offered it first and
+ * this changes nothing. False when no waiting entry was left.
+ */
+export async function leaveWhileWaiting(db: Queryable, showId: string, userId: string): Promise<boolean> {
+  const r = await db.query(`update waitlist_entries set status = 'left' where show_id = $1 and user_id = $2 and status = 'waiting'`, [showId, userId]);
+  return r.rowCount > 0;
+}
+
 /** Leaves the line; the entry's offer hold, if any, for the caller to release in the same transaction. */
 export async function leave(tx: Queryable, showId: string, userId: string): Promise<{ left: boolean; holdId: string | null }> {
   const r = await tx.query<{ hold_id: string | null }>(
