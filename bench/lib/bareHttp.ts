@@ -7,8 +7,8 @@
 //            claim is not undone: its seats expire after 1 s like any hold). The buyer
 //            is the x-bench-user header.
 //   static — GET sends recorded bytes from memory with the recorded headers (every one the
-//            service sent but date, connection, keep-alive and content-length, which Node
-//            writes itself), picked by URL and Accept-Encoding.
+//            service sent but those Node writes itself: replayedHeaders in ./api.ts),
+//            picked by URL and Accept-Encoding.
 // Env: BARE_DATABASE_URL, BARE_POOL_SIZE (claim); BARE_MANIFEST (static: a JSON list of
 // {url, acceptEncoding, file, headers}, as bench:seatmap writes it).
 import http from 'node:http';

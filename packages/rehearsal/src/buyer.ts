@@ -11,7 +11,7 @@ import type { QueueEdge } from './edge.js';
 import type { EdgeCache } from './edgeCache.js';
 import type { BuyerHttp } from './http.js';
 import type { Options } from './options.js';
-import { pay, sleep, type PaymentMix } from './payment.js';
+import { pay, sleep, type PaymentEnd } from './payment.js';
 import type { Recorder } from './recorder.js';
 import { chooseSeats, chooseSection, rankSeats, type MapSeat, type SectionSummary } from './seatChoice.js';
 
@@ -98,6 +98,24 @@ async function readMap(m: Market, showId: string, want: number, random: Random):
 }
 
 /**
+ * Pays for a hold of the buyer's (one it made, or an offer), its seats counted as held
+ * while paying; a payment given up on releases the hold. How the payment ended.
+ */
+async function payHold(
+  m: Market, b: BuyerAccount, holdId: string, seats: number, gate: Record<string, string>, random: Random, bookings: string[], keyPrefix: string,
+): Promise<PaymentEnd> {
+  m.rec.heldNow += seats;
+  let end: PaymentEnd;
+  try {
+    end = await pay({ http: m.http, rec: m.rec, mix: m.opts, random, stopAt: m.stopAt, bookings, keyPrefix }, b.token, holdId, seats, gate);
+  } finally {
+    m.rec.heldNow -= seats;
+  }
+  if (end === 'gave_up') await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+  return end;
+}
+
+/**
  * On a sold-out show's waiting list for `want` seats: joins, then looks at the entry
  * every 5–10 s for 2–5 minutes at most, or until the waiting room says every seat is
  * booked (then leaves). An offer, a hold the service made for the buyer, is paid like
@@ -128,14 +146,7 @@ async function waitForOffer(m: Market, b: BuyerAccount, index: number, showId: s
       m.rec.lapses(Date.parse(e.body.expires_at as string) - Date.now());
       return 'not';
     }
-    m.rec.heldNow += seats;
-    let end;
-    try {
-      end = await pay({ http: m.http, rec: m.rec, mix: m.opts, random, stopAt: m.stopAt, bookings, keyPrefix: `onsale-${m.opts.seed}-${index}-offer` }, b.token, holdId, seats, {});
-    } finally {
-      m.rec.heldNow -= seats;
-    }
-    if (end === 'gave_up') await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
+    const end = await payHold(m, b, holdId, seats, {}, random, bookings, `onsale-${m.opts.seed}-${index}-offer`);
     return end === 'confirmed' ? 'booked' : 'not';
   }
   // Out of patience (or the run ended): off the list; an offer made meanwhile moves on.
@@ -149,7 +160,6 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
   const [lo, hi] = m.opts.seatsPerBuyer;
   const want = lo + Math.floor(random() * (hi - lo + 1));
   const best = random() < m.opts.bestAvailableRate;
-  const mix: PaymentMix = m.opts;
   const bookings: string[] = [];
   let view: { ranked: MapSeat[]; anyHeld: boolean } | null = null;
   let conflicts = 0;
@@ -244,16 +254,9 @@ async function buySeats(m: Market, b: BuyerAccount, index: number, showId: strin
         else m.rec.lapses(Date.parse(h.body.expires_at as string) - Date.now());
         return false;
       }
-      m.rec.heldNow += seats.length;
-      let end;
-      try {
-        end = await pay({ http: m.http, rec: m.rec, mix, random, stopAt: m.stopAt, bookings, keyPrefix: `onsale-${m.opts.seed}-${index}-${attempt}` }, b.token, holdId, seats.length, gate);
-      } finally {
-        m.rec.heldNow -= seats.length;
-      }
+      const end = await payHold(m, b, holdId, seats.length, gate, random, bookings, `onsale-${m.opts.seed}-${index}-${attempt}`);
       if (end === 'confirmed') return true;
       if (end === 'lost') { view = null; continue; }
-      if (end === 'gave_up') await m.http.send('release', 'DELETE', `/v1/holds/${holdId}`, { token: b.token });
       return false;
     }
     return false;
